@@ -1,0 +1,49 @@
+"""One error family for everything the rules can refuse.
+
+Each error carries a stable ``code`` that clients may branch on, and a ``kind`` that says what
+sort of refusal it is; the service maps kinds to HTTP statuses in one place.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+ErrorKind = Literal["malformed", "not_allowed", "illegal", "invalid_setup"]
+
+
+class GameError(Exception):
+    """Base of every refusal by the domain."""
+
+    kind: ClassVar[ErrorKind] = "illegal"
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+
+class MalformedAction(GameError):
+    """The action does not fit its schema: unknown type, missing or mistyped fields (HTTP 400)."""
+
+    kind = "malformed"
+
+
+class NotAllowed(GameError):
+    """The seat may not act now: not its turn, a draw pending, or the game over (HTTP 403)."""
+
+    kind = "not_allowed"
+
+
+class IllegalAction(GameError):
+    """A well-formed action from a seat that may act, refused by the game's rules (HTTP 422)."""
+
+    kind = "illegal"
+
+
+class InvalidSetup(GameError):
+    """Players or options a game cannot be created with (HTTP 400)."""
+
+    kind = "invalid_setup"

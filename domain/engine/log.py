@@ -1,0 +1,100 @@
+"""The stored event of DESIGN.md and its hash chain: one line of an export file.
+
+Pure so that the service seals events with it and replay checks them with it, without Redis.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from domain.engine.canonical import canonical_json
+from domain.engine.types import JSON, Actor, Event
+
+GENESIS_HASH = "0" * 64
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event with its place in the log: version, time, command and hash chain."""
+
+    game_id: str
+    version: int
+    type: str
+    data: Mapping[str, Any]
+    actor: Actor
+    at: str
+    command_id: str | None
+    prev_hash: str
+    hash: str
+
+    @property
+    def event(self) -> Event:
+        return Event(type=self.type, actor=self.actor, data=self.data)
+
+    def to_json(self) -> JSON:
+        return {
+            "game_id": self.game_id,
+            "version": self.version,
+            "type": self.type,
+            "data": self.data,
+            "actor": self.actor,
+            "at": self.at,
+            "command_id": self.command_id,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> StoredEvent:
+        return cls(
+            game_id=obj["game_id"],
+            version=obj["version"],
+            type=obj["type"],
+            data=obj["data"],
+            actor=obj["actor"],
+            at=obj["at"],
+            command_id=obj["command_id"],
+            prev_hash=obj["prev_hash"],
+            hash=obj["hash"],
+        )
+
+
+def event_hash(event_without_hash: Mapping[str, Any]) -> str:
+    """SHA-256 of ``prev_hash`` then the canonical JSON of the event without ``hash``."""
+    body = {k: v for k, v in event_without_hash.items() if k != "hash"}
+    payload = str(body["prev_hash"]).encode("ascii") + canonical_json(body).encode("utf-8")
+    return hashlib.sha256(payload).hexdigest()
+
+
+def seal(
+    game_id: str,
+    events: list[Event],
+    *,
+    first_version: int,
+    prev_hash: str,
+    at: str,
+    command_id: str | None,
+) -> list[StoredEvent]:
+    """Number and chain new events after a log whose head is ``prev_hash``.
+
+    System events carry no ``command_id``: only the action that a command caused does.
+    """
+    sealed: list[StoredEvent] = []
+    for offset, event in enumerate(events):
+        body: JSON = {
+            "game_id": game_id,
+            "version": first_version + offset,
+            "type": event.type,
+            "data": dict(event.data),
+            "actor": event.actor,
+            "at": at,
+            "command_id": None if event.actor == "system" else command_id,
+            "prev_hash": prev_hash,
+        }
+        digest = event_hash(body)
+        sealed.append(StoredEvent(**body, hash=digest))
+        prev_hash = digest
+    return sealed

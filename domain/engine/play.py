@@ -1,0 +1,123 @@
+"""Deciding and folding, the same way for every game.
+
+``decide`` turns a command into the events to append; ``apply`` folds one stored event into
+the state. Guards run in one fixed, documented order so every game refuses alike:
+
+1. the game is over                       -> NotAllowed ``game_over``
+2. a random draw is pending               -> NotAllowed ``awaiting_random``
+3. the seat is not among those to act     -> NotAllowed ``not_your_turn``
+4. the game's own rules (pending decisions first) -> IllegalAction with the game's code
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from domain.engine.canonical import canonical_json
+from domain.engine.errors import NotAllowed
+from domain.engine.rules import Action, Rules
+from domain.engine.types import (
+    GAME_CREATED,
+    GAME_OVER,
+    SEED_REVEALED,
+    SYSTEM,
+    Event,
+    GameCreated,
+    GameState,
+    Outcome,
+)
+
+
+def new_game(rules: Rules[Any], game_id: str, created: GameCreated) -> GameState[Any]:
+    """The state at version 1, right after ``game_created``."""
+    return GameState(
+        game_id=game_id, version=1, created=created, board=rules.initial_board(created)
+    )
+
+
+def to_act(rules: Rules[Any], state: GameState[Any]) -> tuple[int, ...]:
+    """Seats that may act now: none once the game is over or while a draw is pending."""
+    if state.over or rules.pending_draw(state.board) is not None:
+        return ()
+    return rules.to_act(state.board)
+
+
+def status(rules: Rules[Any], state: GameState[Any]) -> str:
+    """``over``, ``awaiting_random`` or ``active``, as the API reports it."""
+    if state.over:
+        return "over"
+    if rules.pending_draw(state.board) is not None:
+        return "awaiting_random"
+    return "active"
+
+
+def legal_actions(rules: Rules[Any], state: GameState[Any], seat: int) -> list[Action]:
+    """Every action ``seat`` may post now, in a stable order (by their canonical JSON)."""
+    if seat not in to_act(rules, state):
+        return []
+    return sorted(rules.legal_actions(state.board, seat), key=_sort_key)
+
+
+def decide(rules: Rules[Any], state: GameState[Any], seat: int, action: Action) -> list[Event]:
+    """The events ``seat`` taking ``action`` appends, or a ``GameError`` saying why not.
+
+    The action is one event; when it ends the game a ``game_over`` event follows it (the
+    service then adds ``seed_revealed``, since only it holds the seed).
+    """
+    if state.over:
+        raise NotAllowed("game_over", "the game is over")
+    if rules.pending_draw(state.board) is not None:
+        raise NotAllowed("awaiting_random", "the game is waiting for a random draw")
+    if seat not in rules.to_act(state.board):
+        raise NotAllowed("not_your_turn", f"seat {seat} may not act now")
+    rules.check(state.board, seat, action)
+    event = Event(type=action.type, actor=seat, data={"action": action.to_json()})
+    events = [event]
+    outcome = rules.outcome(rules.evolve(state.board, event))
+    if outcome is not None:
+        events.append(game_over_event(outcome))
+    return events
+
+
+def game_over_event(outcome: Outcome) -> Event:
+    return Event(type=GAME_OVER, actor=SYSTEM, data=outcome.to_json())
+
+
+def apply(rules: Rules[Any], state: GameState[Any], event: Event) -> GameState[Any]:
+    """The state after one more stored event. Trusts the log: never validates."""
+    version = state.version + 1
+    if event.type == GAME_OVER:
+        return _replace(state, version, outcome=Outcome.from_json(event.data))
+    if event.type == SEED_REVEALED:
+        return _replace(state, version, seed=str(event.data["seed"]))
+    return _replace(state, version, board=rules.evolve(state.board, event))
+
+
+def fold(rules: Rules[Any], game_id: str, events: Iterable[Event]) -> GameState[Any]:
+    """The state after all ``events``, the first of which must be ``game_created``."""
+    iterator = iter(events)
+    first = next(iterator)
+    if first.type != GAME_CREATED:
+        raise ValueError(f"a game's first event is game_created, not {first.type}")
+    state = new_game(rules, game_id, GameCreated.from_json(first.data))
+    for event in iterator:
+        state = apply(rules, state, event)
+    return state
+
+
+def _replace(state: GameState[Any], version: int, **changes: Any) -> GameState[Any]:
+    fields = {
+        "game_id": state.game_id,
+        "version": version,
+        "created": state.created,
+        "board": state.board,
+        "outcome": state.outcome,
+        "seed": state.seed,
+    }
+    fields.update(changes)
+    return GameState(**fields)
+
+
+def _sort_key(action: Action) -> str:
+    return canonical_json(action.to_json())

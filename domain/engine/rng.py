@@ -1,0 +1,81 @@
+"""Randomness from a stored seed, exactly as DESIGN.md derives it.
+
+Anyone holding the revealed seed can recompute every draw of a game from
+``(seed, game_id, version, label)`` in any language; see docs/randomness.md for vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator
+
+_WORD = 4
+_SPAN = 2**32
+
+
+def seed_commitment(seed: bytes) -> str:
+    """SHA-256 hex of the seed bytes, published in ``game_created`` before any draw."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+class DrawStream:
+    """The byte stream of one draw: HMAC-SHA256 blocks for counter 0, 1, 2, …"""
+
+    def __init__(self, seed: bytes, game_id: str, version: int, label: str) -> None:
+        self._seed = seed
+        self._prefix = f"{game_id}/{version}/{label}/"
+        self._blocks = self._generate()
+        self._buffer = b""
+
+    def _generate(self) -> Iterator[bytes]:
+        counter = 0
+        while True:
+            message = (self._prefix + str(counter)).encode("utf-8")
+            yield hmac.new(self._seed, message, hashlib.sha256).digest()
+            counter += 1
+
+    def _word(self) -> int:
+        while len(self._buffer) < _WORD:
+            self._buffer += next(self._blocks)
+        word, self._buffer = self._buffer[:_WORD], self._buffer[_WORD:]
+        return int.from_bytes(word, "big")
+
+    def uniform(self, n: int) -> int:
+        """An integer in [0, n) by rejection sampling, so every value is equally likely."""
+        if n < 1:
+            raise ValueError("uniform needs n >= 1")
+        limit = (_SPAN // n) * n
+        while True:
+            word = self._word()
+            if word < limit:
+                return word % n
+
+    def shuffle(self, n: int) -> list[int]:
+        """Fisher–Yates from the top: for i = n−1 … 1 swap items i and uniform(i + 1)."""
+        items = list(range(n))
+        for i in range(n - 1, 0, -1):
+            j = self.uniform(i + 1)
+            items[i], items[j] = items[j], items[i]
+        return items
+
+    def derangement(self, n: int) -> list[int]:
+        """Shuffles from the same stream until one moves every item."""
+        if n == 1:
+            raise ValueError("no derangement of one item exists")
+        while True:
+            order = self.shuffle(n)
+            if all(order[i] != i for i in range(n)):
+                return order
+
+
+def draw(seed: bytes, game_id: str, version: int, label: str, kind: str, n: int) -> int | list[int]:
+    """The outcome of one ``random`` event: an int for ``uniform``, a list otherwise."""
+    stream = DrawStream(seed, game_id, version, label)
+    if kind == "uniform":
+        return stream.uniform(n)
+    if kind == "shuffle":
+        return stream.shuffle(n)
+    if kind == "derangement":
+        return stream.derangement(n)
+    raise ValueError(f"unknown draw kind {kind!r}")

@@ -1,0 +1,84 @@
+"""The protocol every game implements, over its own frozen board type ``B``.
+
+``check`` is the only place a game's rules refuse anything; ``evolve`` trusts the log and never
+fails on a stored event, so replay, time travel and audit are all one fold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, TypeVar
+
+from domain.engine.types import JSON, Event, GameCreated, Outcome
+
+B = TypeVar("B")
+
+DrawKind = Literal["uniform", "shuffle", "derangement"]
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """A random draw the game waits for: recorded as a ``random`` event with this label."""
+
+    label: str
+    kind: DrawKind
+    n: int
+
+
+class Action(Protocol):
+    """A player's action: a small value type that prints itself as the API's JSON."""
+
+    @property
+    def type(self) -> str: ...
+
+    def to_json(self) -> JSON: ...
+
+
+class Rules(Protocol[B]):
+    """One game's rules. Every method is pure and deterministic."""
+
+    name: str
+    rules_version: str
+    min_players: int
+    max_players: int
+
+    def initial_board(self, created: GameCreated) -> B:
+        """The board before any action; raises ``InvalidSetup`` for unusable options."""
+        ...
+
+    def parse_action(self, data: Mapping[str, Any]) -> Action:
+        """The action a JSON object names; raises ``MalformedAction`` when it fits no schema."""
+        ...
+
+    def to_act(self, board: B) -> tuple[int, ...]:
+        """Seats with at least one legal action now, ascending."""
+        ...
+
+    def pending(self, board: B) -> JSON | None:
+        """The decision owed now (a tie choice, a melt, …), if any, as JSON for clients."""
+        ...
+
+    def pending_draw(self, board: B) -> Draw | None:
+        """The random draw the game waits for, if any."""
+        ...
+
+    def legal_actions(self, board: B, seat: int) -> Sequence[Action]:
+        """Every distinct action ``seat`` may take now; empty when it may not act."""
+        ...
+
+    def check(self, board: B, seat: int, action: Action) -> None:
+        """Raise ``IllegalAction`` unless ``seat`` (already in ``to_act``) may take ``action``."""
+        ...
+
+    def evolve(self, board: B, event: Event) -> B:
+        """The board after a stored action or ``random`` event. Total: no validation."""
+        ...
+
+    def outcome(self, board: B) -> Outcome | None:
+        """The outcome once the rules say the game is over, else None."""
+        ...
+
+    def view(self, board: B, viewer: int | None) -> JSON:
+        """The board as ``viewer`` (a seat, or None for a spectator) may see it."""
+        ...

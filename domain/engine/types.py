@@ -1,0 +1,120 @@
+"""Value types shared by every game: events, outcomes, seats and the folded game state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+JSON = dict[str, Any]
+Actor = int | Literal["system"]
+SYSTEM: Literal["system"] = "system"
+
+#: The system event types. Every other event type is the type of a player action.
+GAME_CREATED = "game_created"
+RANDOM = "random"
+GAME_OVER = "game_over"
+SEED_REVEALED = "seed_revealed"
+SYSTEM_EVENT_TYPES = frozenset({GAME_CREATED, RANDOM, GAME_OVER, SEED_REVEALED})
+
+B = TypeVar("B")
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """An event as the domain sees it: what happened and who did it.
+
+    The store wraps it in the envelope of DESIGN.md (version, time, hashes); the domain never
+    needs those, so folding an export file and folding a live stream are the same thing.
+    """
+
+    type: str
+    actor: Actor
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """A seat as recorded in ``game_created``: never its token."""
+
+    seat: int
+    name: str
+    bot: str | None = None
+
+    def to_json(self) -> JSON:
+        return {"seat": self.seat, "name": self.name, "bot": self.bot}
+
+
+@dataclass(frozen=True, slots=True)
+class GameCreated:
+    """The data of event 1, which pins everything a fold needs to start."""
+
+    game: str
+    rules_version: str
+    options: Mapping[str, Any]
+    seats: tuple[SeatInfo, ...]
+    seed_commitment: str
+
+    def to_json(self) -> JSON:
+        return {
+            "game": self.game,
+            "rules_version": self.rules_version,
+            "options": dict(self.options),
+            "seats": [s.to_json() for s in self.seats],
+            "seed_commitment": self.seed_commitment,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GameCreated:
+        return cls(
+            game=str(data["game"]),
+            rules_version=str(data["rules_version"]),
+            options=dict(data.get("options") or {}),
+            seats=tuple(
+                SeatInfo(seat=int(s["seat"]), name=str(s["name"]), bot=s.get("bot"))
+                for s in data["seats"]
+            ),
+            seed_commitment=str(data["seed_commitment"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: ``winners`` (several for a shared win, none for a failure), scores."""
+
+    winners: tuple[int, ...]
+    scores: Mapping[int, int]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> JSON:
+        out: JSON = {
+            "winners": list(self.winners),
+            "scores": {str(seat): points for seat, points in sorted(self.scores.items())},
+        }
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Outcome:
+        extra = {k: v for k, v in data.items() if k not in ("winners", "scores")}
+        return cls(
+            winners=tuple(int(w) for w in data["winners"]),
+            scores={int(k): int(v) for k, v in data["scores"].items()},
+            extra=extra,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GameState(Generic[B]):
+    """A game folded up to ``version``: the game's own board plus what every game shares."""
+
+    game_id: str
+    version: int
+    created: GameCreated
+    board: B
+    outcome: Outcome | None = None
+    seed: str | None = None
+
+    @property
+    def over(self) -> bool:
+        return self.outcome is not None

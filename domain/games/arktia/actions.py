@@ -1,0 +1,138 @@
+"""Arktia's actions as small value types that print and parse themselves.
+
+Parsing only checks shape (400 territory); whether the action is allowed is the rules' job.
+
+>>> parse_action({"type": "move", "from": [0, 0], "unit": "all", "to": [2, 0]})
+Move(source=(0, 0), unit='all', target=(2, 0))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from domain.engine.errors import MalformedAction
+from domain.engine.types import JSON
+from domain.games.arktia.hexes import Hex
+from domain.games.arktia.stacks import NEUTRAL, SIZES, Colour, Size
+
+UNITS = ("G", "DG", "T", "D", "all")
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    size: Size
+    tile: Hex
+    type: ClassVar[str] = "place"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "size": self.size, "tile": list(self.tile)}
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    source: Hex
+    unit: str
+    target: Hex
+    type: ClassVar[str] = "move"
+
+    def to_json(self) -> JSON:
+        return {
+            "type": self.type,
+            "from": list(self.source),
+            "unit": self.unit,
+            "to": list(self.target),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class KeepGroup:
+    colour: Colour
+    tile: Hex
+    type: ClassVar[str] = "keep_group"
+
+    def to_json(self) -> JSON:
+        colour: int | str = "neutral" if self.colour == NEUTRAL else self.colour
+        return {"type": self.type, "colour": colour, "tile": list(self.tile)}
+
+
+@dataclass(frozen=True, slots=True)
+class Melt:
+    tile: Hex
+    type: ClassVar[str] = "melt"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "tile": list(self.tile)}
+
+
+@dataclass(frozen=True, slots=True)
+class Retire:
+    type: ClassVar[str] = "retire"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type}
+
+
+ArktiaAction = Place | Move | KeepGroup | Melt | Retire
+
+_FIELDS: dict[str, frozenset[str]] = {
+    "place": frozenset({"size", "tile"}),
+    "move": frozenset({"from", "unit", "to"}),
+    "keep_group": frozenset({"colour", "tile"}),
+    "melt": frozenset({"tile"}),
+    "retire": frozenset(),
+}
+
+
+def parse_action(data: Mapping[str, Any]) -> ArktiaAction:
+    """The action ``data`` names, or ``MalformedAction`` naming the first field that is off."""
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise MalformedAction(
+            "unknown_action_type",
+            f"action type must be one of {sorted(_FIELDS)}, not {kind!r}",
+        )
+    expected = _FIELDS[kind]
+    extra = set(data) - expected - {"type"}
+    if extra:
+        raise MalformedAction("unexpected_field", f"{kind} takes no field {sorted(extra)[0]!r}")
+    missing = expected - set(data)
+    if missing:
+        raise MalformedAction("missing_field", f"{kind} needs the field {sorted(missing)[0]!r}")
+    if kind == "place":
+        return Place(size=_size(data["size"]), tile=_hex(data["tile"], "tile"))
+    if kind == "move":
+        unit = data["unit"]
+        if unit not in UNITS:
+            raise MalformedAction("invalid_field", f"unit must be one of {list(UNITS)}")
+        return Move(source=_hex(data["from"], "from"), unit=unit, target=_hex(data["to"], "to"))
+    if kind == "keep_group":
+        return KeepGroup(colour=_colour(data["colour"]), tile=_hex(data["tile"], "tile"))
+    if kind == "melt":
+        return Melt(tile=_hex(data["tile"], "tile"))
+    return Retire()
+
+
+def _hex(value: Any, name: str) -> Hex:
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(type(v) is int and -1000 <= v <= 1000 for v in value)
+    ):
+        return (value[0], value[1])
+    raise MalformedAction("invalid_field", f"{name} must be a pair of integers [q, r]")
+
+
+def _size(value: Any) -> Size:
+    if value in SIZES:
+        return str(value)
+    raise MalformedAction("invalid_field", f"size must be one of {list(SIZES)}")
+
+
+def _colour(value: Any) -> Colour:
+    if value == "neutral":
+        return NEUTRAL
+    if type(value) is int and 0 <= value < 16:
+        return value
+    raise MalformedAction("invalid_field", "colour must be a seat number or 'neutral'")

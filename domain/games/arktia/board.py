@@ -1,0 +1,191 @@
+"""Arktia's frozen board and the questions the rules ask of it.
+
+Every query here is pure; ``rules.py`` decides and evolves with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from domain.games.arktia.hexes import DIRECTIONS, Hex, components, is_connected, neighbours
+from domain.games.arktia.stacks import NEUTRAL, SIZES, Colour, Size, Stack
+
+Phase = Literal["neutral", "round1", "round2", "play"]
+#: Why a player's game ended: (a) no_action, (b) cannot_melt, (c) too_few, (d) retired,
+#: or turn_limit for everyone still playing when the limit is reached.
+EndReason = Literal["no_action", "cannot_melt", "too_few", "retired", "turn_limit"]
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One seat's holdings: pieces in reserve (by size G, D, T), and points banked so far."""
+
+    reserve: tuple[int, int, int]
+    neutrals: tuple[int, int, int]
+    kept: int = 0
+    melted: int = 0
+    ended: EndReason | None = None
+
+    def in_reserve(self, size: Size, *, neutral: bool = False) -> int:
+        return (self.neutrals if neutral else self.reserve)[SIZES.index(size)]
+
+    def taking(self, size: Size, *, neutral: bool = False) -> Player:
+        pool = list(self.neutrals if neutral else self.reserve)
+        pool[SIZES.index(size)] -= 1
+        if neutral:
+            return replace(self, neutrals=(pool[0], pool[1], pool[2]))
+        return replace(self, reserve=(pool[0], pool[1], pool[2]))
+
+
+@dataclass(frozen=True, slots=True)
+class Tie:
+    """A colour split into equally heavy groups: the active player picks the one that stays."""
+
+    colour: Colour
+    groups: tuple[frozenset[Hex], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArktiaBoard:
+    """Everything an Arktia position is. ``stacks`` is never mutated, only replaced."""
+
+    shape: frozenset[Hex]
+    tiles: frozenset[Hex]
+    stacks: Mapping[Hex, Stack]
+    players: tuple[Player, ...]
+    schedule: tuple[tuple[Phase, int], ...]
+    step: int
+    current: int | None
+    turns: int
+    turn_limit: int
+    ties: tuple[Tie, ...] = ()
+    melt_owed: bool = False
+    melt_due: bool = False
+    finished: bool = False
+
+    @property
+    def seats(self) -> int:
+        return len(self.players)
+
+    @property
+    def phase(self) -> Phase:
+        return self.schedule[self.step][0] if self.step < len(self.schedule) else "play"
+
+    # ----- what is where ------------------------------------------------------------------
+
+    def holds(self, tile: Hex, colour: Colour) -> bool:
+        stack = self.stacks.get(tile)
+        return stack is not None and colour in stack.colours
+
+    def on_board(self, colour: Colour) -> int:
+        return sum(stack.count(colour) for stack in self.stacks.values())
+
+    def empty_tiles(self) -> Iterator[Hex]:
+        return (tile for tile in self.tiles if tile not in self.stacks)
+
+    def score(self, seat: int) -> int:
+        """Kept pieces + melted tiles + tiles controlled now (a neutral top scores for nobody)."""
+        player = self.players[seat]
+        held = sum(1 for stack in self.stacks.values() if stack.controller == seat)
+        return player.kept + player.melted + held
+
+    # ----- placing ------------------------------------------------------------------------
+
+    def placement_tiles(self, seat: int) -> list[Hex]:
+        """Empty tiles ``seat`` may place on in the current phase."""
+        phase = self.phase
+        if phase == "neutral":
+            anchor = [t for t, s in self.stacks.items() if NEUTRAL in s.colours]
+        elif phase == "round1":
+            # With or without neutrals, in round 1 every occupied tile holds a neutral or an
+            # opponent's piece, so "next to any occupied tile" covers both rules.
+            anchor = list(self.stacks)
+        else:
+            anchor = [t for t, s in self.stacks.items() if seat in s.colours]
+        if not anchor and phase in ("neutral", "round1"):
+            return sorted(self.empty_tiles())
+        return sorted(
+            {nb for tile in anchor for nb in neighbours(tile) if nb in self.tiles}
+            - self.stacks.keys()
+        )
+
+    def placement_sizes(self, seat: int) -> list[Size]:
+        neutral = self.phase == "neutral"
+        player = self.players[seat]
+        return [s for s in SIZES if player.in_reserve(s, neutral=neutral) > 0]
+
+    # ----- moving -------------------------------------------------------------------------
+
+    def path(self, source: Hex, target: Hex) -> list[Hex] | None:
+        """Tiles from ``source`` (excluded) to ``target`` in a straight line, or None."""
+        dq, dr = target[0] - source[0], target[1] - source[1]
+        for uq, ur in DIRECTIONS:
+            steps = dq // uq if uq else dr // ur
+            if steps >= 1 and (uq * steps, ur * steps) == (dq, dr):
+                return [(source[0] + uq * k, source[1] + ur * k) for k in range(1, steps + 1)]
+        return None
+
+    def moved(self, source: Hex, unit: frozenset[Size], target: Hex) -> dict[Hex, Stack]:
+        """The stacks after ``unit`` moves from ``source`` to ``target`` (no checks)."""
+        moving, staying = self.stacks[source].take(unit)
+        stacks = dict(self.stacks)
+        if staying.empty:
+            del stacks[source]
+        else:
+            stacks[source] = staying
+        stacks[target] = stacks.get(target, Stack()).merge(moving)
+        return stacks
+
+    def moves(self, seat: int) -> Iterator[tuple[Hex, str, Hex]]:
+        """Every legal move of ``seat`` as (from, unit, to), lazily so a caller may stop early."""
+        for source, stack in sorted(self.stacks.items()):
+            if stack.controller != seat:
+                continue
+            for unit_name, unit in stack.units().items():
+                moving, _ = stack.take(unit)
+                for dq, dr in DIRECTIONS:
+                    target = (source[0] + dq, source[1] + dr)
+                    while target in self.tiles:
+                        if self.stacks.get(target, Stack()).accepts(moving) and keeps_together(
+                            self.moved(source, unit, target), seat
+                        ):
+                            yield source, unit_name, target
+                        target = (target[0] + dq, target[1] + dr)
+
+    def can_act(self, seat: int) -> bool:
+        """Rule (a): may ``seat`` place or move at the start of its turn?"""
+        if self.placement_sizes(seat) and self.placement_tiles(seat):
+            return True
+        return self.phase == "play" and next(self.moves(seat), None) is not None
+
+    # ----- melting ------------------------------------------------------------------------
+
+    def meltable(self) -> list[Hex]:
+        """Empty border tiles whose loss leaves the continent in one piece."""
+        return sorted(
+            tile
+            for tile in self.empty_tiles()
+            if sum(1 for nb in neighbours(tile) if nb in self.tiles) < 6
+            and is_connected(self.tiles - {tile})
+        )
+
+
+def keeps_together(stacks: Mapping[Hex, Stack], colour: Colour) -> bool:
+    """True when every piece of ``colour`` sits in one group, so none would be removed."""
+    return is_connected({tile for tile, stack in stacks.items() if colour in stack.colours})
+
+
+def split_groups(stacks: Mapping[Hex, Stack], colour: Colour) -> list[tuple[frozenset[Hex], int]]:
+    """The groups of tiles holding ``colour``, each with its weight in pieces of that colour."""
+    tiles = [tile for tile, stack in stacks.items() if colour in stack.colours]
+    return [
+        (frozenset(group), sum(stacks[t].count(colour) for t in group))
+        for group in components(tiles)
+    ]
+
+
+def colour_order(colour: Colour) -> tuple[bool, int]:
+    """Ties settle seats ascending, then neutral."""
+    return (colour == NEUTRAL, colour)

@@ -1,0 +1,63 @@
+"""Hex geometry: axial coordinates, the six directions, boards and connectivity."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+Hex = tuple[int, int]
+
+#: The six directions in the order the rules list them.
+DIRECTIONS: tuple[Hex, ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+
+
+def neighbours(tile: Hex) -> Iterator[Hex]:
+    q, r = tile
+    for dq, dr in DIRECTIONS:
+        yield (q + dq, r + dr)
+
+
+def rows(spec: Iterable[tuple[int, int, int]]) -> frozenset[Hex]:
+    """A board from rows ``(r, q_min, q_max)``, as the rules file writes them."""
+    return frozenset((q, r) for r, q_min, q_max in spec for q in range(q_min, q_max + 1))
+
+
+BOARD_24 = rows([(-2, 0, 3), (-1, -1, 3), (0, -2, 3), (1, -2, 2), (2, -2, 1)])
+BOARD_27 = rows([(-2, 0, 3), (-1, -1, 3), (0, -2, 3), (1, -2, 2), (2, -2, 1), (3, -2, 0)])
+BOARD_36 = rows(
+    [(-3, 1, 3), (-2, 0, 3), (-1, -1, 3), (0, -2, 3), (1, -3, 3), (2, -3, 2), (3, -3, 1)]
+)
+
+
+def components(tiles: Iterable[Hex]) -> list[list[Hex]]:
+    """Groups of ``tiles`` joined by adjacency, each sorted, in order of their smallest tile."""
+    remaining = set(tiles)
+    groups: list[list[Hex]] = []
+    for start in sorted(remaining):
+        if start not in remaining:
+            continue
+        remaining.discard(start)
+        group = [start]
+        frontier = [start]
+        while frontier:
+            for nb in neighbours(frontier.pop()):
+                if nb in remaining:
+                    remaining.discard(nb)
+                    group.append(nb)
+                    frontier.append(nb)
+        groups.append(sorted(group))
+    return groups
+
+
+def is_connected(tiles: frozenset[Hex] | set[Hex]) -> bool:
+    """True when ``tiles`` form one group (an empty set counts as connected)."""
+    if not tiles:
+        return True
+    start = next(iter(tiles))
+    seen = {start}
+    frontier = [start]
+    while frontier:
+        for nb in neighbours(frontier.pop()):
+            if nb in tiles and nb not in seen:
+                seen.add(nb)
+                frontier.append(nb)
+    return len(seen) == len(tiles)

@@ -1,0 +1,378 @@
+"""Arktia's rules: setup, checking an action, and evolving the board by an event.
+
+The turn: one place, move or retire; then removals (ties wait for ``keep_group``); then a
+``melt`` if the player began the turn with an empty reserve; then the next player who can
+act. ``check`` refuses with stable codes; ``evolve`` trusts the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from domain.engine.errors import IllegalAction, InvalidSetup
+from domain.engine.rules import Draw
+from domain.engine.types import JSON, Event, GameCreated, Outcome
+from domain.games.arktia.actions import (
+    ArktiaAction,
+    KeepGroup,
+    Melt,
+    Move,
+    Place,
+    Retire,
+    parse_action,
+)
+from domain.games.arktia.board import (
+    ArktiaBoard,
+    EndReason,
+    Phase,
+    Player,
+    Tie,
+    colour_order,
+    keeps_together,
+    split_groups,
+)
+from domain.games.arktia.hexes import Hex
+from domain.games.arktia.setup import read_options
+from domain.games.arktia.stacks import NEUTRAL, Colour, Stack
+from domain.games.arktia.view import board_view, pending_view
+
+__all__ = ["ARKTIA", "ArktiaRules"]
+
+
+class ArktiaRules:
+    """The Rules protocol for Arktia."""
+
+    name = "arktia"
+    rules_version = "1"
+    min_players = 2
+    max_players = 4
+
+    # ----- setup --------------------------------------------------------------------------
+
+    def initial_board(self, created: GameCreated) -> ArktiaBoard:
+        options = read_options(created.options, len(created.seats))
+        seats = len(created.seats)
+        per_seat_neutrals = (1, 1, 1) if options.neutrals else (0, 0, 0)
+        schedule: list[tuple[Phase, int]] = []
+        if options.neutrals:
+            schedule += [("neutral", i % seats) for i in range(3 * seats)]
+        schedule += [("round1", s) for s in range(seats)]
+        schedule += [("round2", s) for s in range(seats)]
+        board = ArktiaBoard(
+            shape=options.board,
+            tiles=options.board,
+            stacks={},
+            players=tuple(Player(reserve=(3, 3, 3), neutrals=per_seat_neutrals) for _ in range(seats)),
+            schedule=tuple(schedule),
+            step=0,
+            current=0,
+            turns=0,
+            turn_limit=options.turn_limit,
+        )
+        return _start_turn(board, 0)
+
+    def parse_action(self, data: Mapping[str, Any]) -> ArktiaAction:
+        return parse_action(data)
+
+    # ----- questions ----------------------------------------------------------------------
+
+    def to_act(self, board: ArktiaBoard) -> tuple[int, ...]:
+        if board.finished or board.current is None:
+            return ()
+        return (board.current,)
+
+    def pending(self, board: ArktiaBoard) -> JSON | None:
+        return pending_view(board)
+
+    def pending_draw(self, board: ArktiaBoard) -> Draw | None:
+        return None  # Arktia has no dice and no cards.
+
+    def legal_actions(self, board: ArktiaBoard, seat: int) -> Sequence[ArktiaAction]:
+        if seat not in self.to_act(board):
+            return []
+        if board.ties:
+            tie = board.ties[0]
+            return [KeepGroup(tie.colour, tile) for group in tie.groups for tile in sorted(group)]
+        if board.melt_owed:
+            return [Melt(tile) for tile in board.meltable()]
+        actions: list[ArktiaAction] = [
+            Place(size, tile)
+            for size in board.placement_sizes(seat)
+            for tile in board.placement_tiles(seat)
+        ]
+        if board.phase == "play":
+            actions += [Move(src, unit, dst) for src, unit, dst in board.moves(seat)]
+            actions.append(Retire())
+        return actions
+
+    def outcome(self, board: ArktiaBoard) -> Outcome | None:
+        if not board.finished:
+            return None
+        scores = {seat: board.score(seat) for seat in range(board.seats)}
+        best = max(scores.values())
+        return Outcome(
+            winners=tuple(seat for seat, points in scores.items() if points == best),
+            scores=scores,
+        )
+
+    def view(self, board: ArktiaBoard, viewer: int | None) -> JSON:
+        return board_view(board)  # Arktia hides nothing: every viewer sees the same board.
+
+    # ----- deciding -----------------------------------------------------------------------
+
+    def check(self, board: ArktiaBoard, seat: int, action: Any) -> None:
+        if board.ties:
+            if not isinstance(action, KeepGroup):
+                raise IllegalAction("decision_pending", "choose which tied group stays first")
+            return _check_keep(board, action)
+        if board.melt_owed:
+            if not isinstance(action, Melt):
+                raise IllegalAction("decision_pending", "melt a tile first")
+            return _check_melt(board, action)
+        if isinstance(action, KeepGroup | Melt):
+            raise IllegalAction("no_pending_decision", f"there is nothing to {action.type} now")
+        if isinstance(action, Place):
+            return _check_place(board, seat, action)
+        if isinstance(action, Move):
+            return _check_move(board, seat, action)
+        if isinstance(action, Retire):
+            if board.phase != "play":
+                raise IllegalAction("opening", "nobody may retire during the opening")
+            return None
+        raise IllegalAction("unknown_action", f"arktia has no action {action!r}")
+
+    # ----- evolving -----------------------------------------------------------------------
+
+    def evolve(self, board: ArktiaBoard, event: Event) -> ArktiaBoard:
+        if event.type not in ("place", "move", "retire", "keep_group", "melt"):
+            return board  # no other event changes an Arktia board
+        action = parse_action(event.data["action"])
+        seat = event.actor if isinstance(event.actor, int) else board.current or 0
+        if isinstance(action, Place):
+            return _after_action(_place(board, seat, action), seat, set())
+        if isinstance(action, Move):
+            moved_board, colours = _move(board, action)
+            return _after_action(moved_board, seat, colours)
+        if isinstance(action, Retire):
+            board = replace(board, turns=board.turns + 1)
+            return _end_turn(_end_player(board, seat, "retired"), seat)
+        if isinstance(action, KeepGroup):
+            return _after_removal(_keep(board, seat, action), seat)
+        return _end_turn(_melt(board, seat, action), seat)
+
+
+ARKTIA = ArktiaRules()
+
+
+# ----- checks --------------------------------------------------------------------------------
+
+
+def _check_place(board: ArktiaBoard, seat: int, action: Place) -> None:
+    neutral = board.phase == "neutral"
+    if board.players[seat].in_reserve(action.size, neutral=neutral) <= 0:
+        what = "neutral " if neutral else ""
+        raise IllegalAction("not_in_reserve", f"no {what}{action.size} left to place")
+    if action.tile not in board.tiles:
+        raise IllegalAction("no_such_tile", f"{list(action.tile)} is not a tile of the board")
+    if action.tile in board.stacks:
+        raise IllegalAction("tile_occupied", f"{list(action.tile)} is not empty")
+    if action.tile not in board.placement_tiles(seat):
+        raise IllegalAction("not_adjacent", _PLACEMENT_RULE[board.phase])
+
+
+_PLACEMENT_RULE: dict[Phase, str] = {
+    "neutral": "a neutral piece goes next to a tile holding a neutral piece",
+    "round1": "an opening piece goes next to an occupied tile",
+    "round2": "the second opening piece goes next to a tile holding your colour",
+    "play": "place next to a tile holding a piece of your colour",
+}
+
+
+def _check_move(board: ArktiaBoard, seat: int, action: Move) -> None:
+    if board.phase != "play":
+        raise IllegalAction("opening", "the opening rounds allow placements only")
+    stack = board.stacks.get(action.source)
+    if stack is None:
+        raise IllegalAction("empty_tile", f"nothing stands on {list(action.source)}")
+    if stack.controller != seat:
+        raise IllegalAction("not_your_stack", "only the owner of the topmost piece moves it")
+    units = stack.units()
+    if action.unit not in units:
+        raise IllegalAction("invalid_unit", f"from this stack you may move {sorted(units)}")
+    path = board.path(action.source, action.target)
+    if path is None:
+        raise IllegalAction("not_straight", "moves go in a straight line along one direction")
+    if any(tile not in board.tiles for tile in path):
+        raise IllegalAction("path_broken", "a move may not cross a hole or leave the board")
+    moving, _ = stack.take(units[action.unit])
+    if not board.stacks.get(action.target, Stack()).accepts(moving):
+        raise IllegalAction("illegal_landing", "the landing table does not allow this stack")
+    if not keeps_together(board.moved(action.source, units[action.unit], action.target), seat):
+        raise IllegalAction("splits_own_colour", "this move would remove pieces of your colour")
+
+
+def _check_keep(board: ArktiaBoard, action: KeepGroup) -> None:
+    tie = board.ties[0]
+    if action.colour != tie.colour:
+        raise IllegalAction("wrong_colour", f"settle the tie of colour {_colour_name(tie.colour)} first")
+    if not any(action.tile in group for group in tie.groups):
+        raise IllegalAction("not_in_tied_group", "the tile is in none of the tied groups")
+
+
+def _check_melt(board: ArktiaBoard, action: Melt) -> None:
+    if action.tile not in board.meltable():
+        raise IllegalAction(
+            "not_meltable", "melt an empty border tile whose loss keeps the continent whole"
+        )
+
+
+def _colour_name(colour: Colour) -> str:
+    return "neutral" if colour == NEUTRAL else str(colour)
+
+
+# ----- evolving ------------------------------------------------------------------------------
+
+
+def _place(board: ArktiaBoard, seat: int, action: Place) -> ArktiaBoard:
+    neutral = board.phase == "neutral"
+    owner: Colour = NEUTRAL if neutral else seat
+    players = list(board.players)
+    players[seat] = players[seat].taking(action.size, neutral=neutral)
+    stacks = dict(board.stacks)
+    stacks[action.tile] = Stack.single(action.size, owner)
+    return replace(board, stacks=stacks, players=tuple(players), turns=board.turns + 1)
+
+
+def _move(board: ArktiaBoard, action: Move) -> tuple[ArktiaBoard, set[Colour]]:
+    """The board after a move, and the colours whose groups may now be split.
+
+    Only the colours of the moving pieces change which tiles they stand on, so only they can
+    fall apart into groups.
+    """
+    stack = board.stacks[action.source]
+    unit = stack.units()[action.unit]
+    moving, _ = stack.take(unit)
+    stacks = board.moved(action.source, unit, action.target)
+    return replace(board, stacks=stacks, turns=board.turns + 1), moving.colours
+
+
+def _after_action(board: ArktiaBoard, seat: int, colours: set[Colour]) -> ArktiaBoard:
+    """Remove the lighter groups of every split colour; ties wait for the active player."""
+    stacks = dict(board.stacks)
+    kept = 0
+    ties: list[Tie] = []
+    for colour in sorted(colours, key=colour_order):
+        groups = split_groups(stacks, colour)
+        if len(groups) < 2:
+            continue
+        heaviest = max(weight for _, weight in groups)
+        tied = [group for group, weight in groups if weight == heaviest]
+        if len(tied) > 1:
+            ties.append(Tie(colour, tuple(tied)))
+        else:
+            kept += _remove_outside(stacks, colour, tied[0])
+    board = _credit(replace(board, stacks=stacks, ties=tuple(ties)), seat, kept=kept)
+    return board if ties else _after_removal(board, seat)
+
+
+def _keep(board: ArktiaBoard, seat: int, action: KeepGroup) -> ArktiaBoard:
+    tie = board.ties[0]
+    group = next(g for g in tie.groups if action.tile in g)
+    stacks = dict(board.stacks)
+    kept = _remove_outside(stacks, tie.colour, group)
+    return _credit(replace(board, stacks=stacks, ties=board.ties[1:]), seat, kept=kept)
+
+
+def _remove_outside(stacks: dict[Hex, Stack], colour: Colour, group: frozenset[Hex]) -> int:
+    """Take every piece of ``colour`` outside ``group`` off the board; return how many."""
+    removed = 0
+    for tile, stack in list(stacks.items()):
+        if tile in group or colour not in stack.colours:
+            continue
+        removed += stack.count(colour)
+        rest = stack.without(colour)
+        if rest.empty:
+            del stacks[tile]
+        else:
+            stacks[tile] = rest
+    return removed
+
+
+def _after_removal(board: ArktiaBoard, seat: int) -> ArktiaBoard:
+    """Once ties are settled: owe a melt if the turn began with an empty reserve."""
+    if board.ties:
+        return board
+    if board.melt_due and board.phase == "play":
+        if board.meltable():
+            return replace(board, melt_owed=True)
+        board = _end_player(board, seat, "cannot_melt")
+    return _end_turn(board, seat)
+
+
+def _melt(board: ArktiaBoard, seat: int, action: Melt) -> ArktiaBoard:
+    board = replace(board, tiles=board.tiles - {action.tile}, melt_owed=False)
+    return _credit(board, seat, melted=1)
+
+
+def _credit(board: ArktiaBoard, seat: int, *, kept: int = 0, melted: int = 0) -> ArktiaBoard:
+    if not kept and not melted:
+        return board
+    players = list(board.players)
+    player = players[seat]
+    players[seat] = replace(player, kept=player.kept + kept, melted=player.melted + melted)
+    return replace(board, players=tuple(players))
+
+
+def _end_player(board: ArktiaBoard, seat: int, reason: EndReason) -> ArktiaBoard:
+    players = list(board.players)
+    players[seat] = replace(players[seat], ended=reason)
+    return replace(board, players=tuple(players))
+
+
+def _end_turn(board: ArktiaBoard, seat: int) -> ArktiaBoard:
+    """Close ``seat``'s turn: apply rule (c) and the turn limit, then find who plays next."""
+    board = replace(board, melt_owed=False, melt_due=False)
+    opening = board.step < len(board.schedule)
+    if opening:
+        board = replace(board, step=board.step + 1)
+    if board.phase == "play":
+        for other, player in enumerate(board.players):
+            if player.ended is None and board.on_board(other) <= 1:
+                board = _end_player(board, other, "too_few")
+    if board.turns >= board.turn_limit:
+        for other, player in enumerate(board.players):
+            if player.ended is None:
+                board = _end_player(board, other, "turn_limit")
+        return replace(board, current=None, finished=True)
+    if board.step < len(board.schedule):
+        return _start_turn(board, board.step)
+    return _next_in_play(board, seat if not opening else board.seats - 1)
+
+
+def _start_turn(board: ArktiaBoard, step: int) -> ArktiaBoard:
+    """Find the next opening step whose seat can place; a seat that cannot is out (rule a)."""
+    while step < len(board.schedule):
+        seat = board.schedule[step][1]
+        candidate = replace(board, step=step)
+        if board.players[seat].ended is None:
+            if candidate.can_act(seat):
+                return replace(candidate, current=seat)
+            board = _end_player(candidate, seat, "no_action")
+        step += 1
+    board = replace(board, step=step)
+    return _next_in_play(board, board.seats - 1)
+
+
+def _next_in_play(board: ArktiaBoard, last: int) -> ArktiaBoard:
+    """The next seat after ``last`` still playing and able to; none left ends the game."""
+    for offset in range(1, board.seats + 1):
+        seat = (last + offset) % board.seats
+        if board.players[seat].ended is not None:
+            continue
+        if board.can_act(seat):
+            return replace(board, current=seat, melt_due=sum(board.players[seat].reserve) == 0)
+        board = _end_player(board, seat, "no_action")
+    return replace(board, current=None, finished=True)
+

@@ -1,0 +1,64 @@
+"""Arktia's options and their defaults for rules version 1.
+
+``game_created`` records the options as the organizer gave them; the rules version pins the
+defaults, so a game created today folds the same way after the defaults change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from domain.engine.errors import InvalidSetup
+from domain.games.arktia.hexes import BOARD_24, BOARD_27, BOARD_36, Hex, is_connected
+
+DEFAULT_TURN_LIMIT = 300
+MAX_TURN_LIMIT = 1_000_000
+KNOWN_OPTIONS = frozenset({"board", "neutrals_3p", "turn_limit"})
+
+
+@dataclass(frozen=True, slots=True)
+class ArktiaOptions:
+    board: frozenset[Hex]
+    neutrals: bool
+    turn_limit: int
+
+
+def read_options(given: Mapping[str, Any], seats: int) -> ArktiaOptions:
+    """The effective options for ``seats`` players; ``InvalidSetup`` names what is wrong."""
+    if not 2 <= seats <= 4:
+        raise InvalidSetup("player_count", "arktia is for 2 to 4 players")
+    unknown = set(given) - KNOWN_OPTIONS
+    if unknown:
+        raise InvalidSetup("unknown_option", f"arktia has no option {sorted(unknown)[0]!r}")
+    neutrals_3p = given.get("neutrals_3p", False)
+    if not isinstance(neutrals_3p, bool):
+        raise InvalidSetup("invalid_option", "neutrals_3p must be true or false")
+    neutrals = seats == 2 or (seats == 3 and neutrals_3p)
+    turn_limit = given.get("turn_limit", DEFAULT_TURN_LIMIT)
+    if type(turn_limit) is not int or not 1 <= turn_limit <= MAX_TURN_LIMIT:
+        raise InvalidSetup("invalid_option", f"turn_limit must be an integer 1..{MAX_TURN_LIMIT}")
+    in_play = 9 * seats + (3 * seats if neutrals else 0)
+    board = _board(given.get("board"), in_play)
+    return ArktiaOptions(board=board, neutrals=neutrals, turn_limit=turn_limit)
+
+
+def _board(given: Any, in_play: int) -> frozenset[Hex]:
+    if given is None:
+        return {24: BOARD_24, 27: BOARD_27}.get(in_play, BOARD_36)
+    if not isinstance(given, list) or not all(
+        isinstance(t, list) and len(t) == 2 and all(type(v) is int and abs(v) <= 100 for v in t)
+        for t in given
+    ):
+        raise InvalidSetup("invalid_option", "board must be a list of [q, r] integer pairs")
+    tiles = frozenset((t[0], t[1]) for t in given)
+    if len(tiles) != len(given):
+        raise InvalidSetup("invalid_option", "board lists a tile twice")
+    if len(tiles) < in_play:
+        raise InvalidSetup(
+            "invalid_option", f"board needs at least {in_play} tiles for the moogloos in play"
+        )
+    if not is_connected(tiles):
+        raise InvalidSetup("invalid_option", "board must be connected")
+    return tiles
