@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from domain.engine.errors import IllegalAction, InvalidSetup
+from domain.engine.errors import IllegalAction
 from domain.engine.rules import Draw
 from domain.engine.types import JSON, Event, GameCreated, Outcome
 from domain.games.arktia.actions import (
@@ -64,7 +64,9 @@ class ArktiaRules:
             shape=options.board,
             tiles=options.board,
             stacks={},
-            players=tuple(Player(reserve=(3, 3, 3), neutrals=per_seat_neutrals) for _ in range(seats)),
+            players=tuple(
+                Player(reserve=(3, 3, 3), neutrals=per_seat_neutrals) for _ in range(seats)
+            ),
             schedule=tuple(schedule),
             step=0,
             current=0,
@@ -216,7 +218,9 @@ def _check_move(board: ArktiaBoard, seat: int, action: Move) -> None:
 def _check_keep(board: ArktiaBoard, action: KeepGroup) -> None:
     tie = board.ties[0]
     if action.colour != tie.colour:
-        raise IllegalAction("wrong_colour", f"settle the tie of colour {_colour_name(tie.colour)} first")
+        raise IllegalAction(
+            "wrong_colour", f"settle the tie of colour {_colour_name(tie.colour)} first"
+        )
     if not any(action.tile in group for group in tie.groups):
         raise IllegalAction("not_in_tied_group", "the tile is in none of the tied groups")
 
@@ -375,4 +379,3 @@ def _next_in_play(board: ArktiaBoard, last: int) -> ArktiaBoard:
             return replace(board, current=seat, melt_due=sum(board.players[seat].reserve) == 0)
         board = _end_player(board, seat, "no_action")
     return replace(board, current=None, finished=True)
-

@@ -54,7 +54,9 @@ class Stack:
     t: Colour | None = None
 
     @classmethod
-    def of(cls, *, g: Colour | None = None, d: Colour | None = None, t: Colour | None = None) -> Stack:
+    def of(
+        cls, *, g: Colour | None = None, d: Colour | None = None, t: Colour | None = None
+    ) -> Stack:
         return cls(g=g, d=d, t=t)
 
     @classmethod

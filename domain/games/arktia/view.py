@@ -66,5 +66,9 @@ def pending_view(board: ArktiaBoard) -> JSON | None:
             "queued": [colour_json(t.colour) for t in board.ties[1:]],
         }
     if board.melt_owed:
-        return {"type": "melt", "seat": board.current, "tiles": [_tile(t) for t in board.meltable()]}
+        return {
+            "type": "melt",
+            "seat": board.current,
+            "tiles": [_tile(t) for t in board.meltable()],
+        }
     return None
