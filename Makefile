@@ -1,0 +1,41 @@
+# Developer entry points. Works on a fresh clone with only python3 and make:
+# the first target that needs the virtualenv creates it and installs the project.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+# Lint only the source trees that exist yet (ruff fails on missing paths).
+LINT_PATHS := $(wildcard domain service replay bench tests)
+
+.DELETE_ON_ERROR:
+.PHONY: .venv install run test lint bench clean
+
+.venv install: $(STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Re-install whenever the dependency list changes; the stamp is written only on success.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[dev]'
+	touch $@
+
+run: $(STAMP)
+	$(BIN)/floe run
+
+# No path given: pytest uses testpaths = ["tests"] from pyproject.toml.
+test: $(STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .floe-data

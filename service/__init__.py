@@ -1,0 +1,1 @@
+"""HTTP API, job worker and process supervision for floe."""

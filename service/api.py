@@ -1,0 +1,190 @@
+"""The v1 HTTP routes: thin — parse, call the GameService, render through a schema."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+from marshmallow import Schema
+
+from domain.engine.canonical import canonical_json
+from domain.engine.types import GAME_OVER, SEED_REVEALED
+from service import schemas
+from service.errors import ApiError, bad_request
+from service.games import GameService, NewPlayer
+from service.views import Viewer, event_view
+
+v1 = Blueprint("v1", __name__, url_prefix="/v1")
+
+MAX_EVENTS_PAGE = 10_000
+
+
+def _service() -> GameService:
+    service: GameService = current_app.extensions["floe"]
+    return service
+
+
+def _viewer() -> Viewer:
+    return _service().viewer(request.headers.get("Authorization"))
+
+
+def _json_body() -> Any:
+    """The request body as JSON, whatever its content type; 400 when it is not JSON."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        raise bad_request("malformed_json", "the request body is empty; send a JSON object")
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as error:
+        raise bad_request("malformed_json", f"the request body is not JSON: {error}") from None
+
+
+def _int_arg(name: str, default: int | None, *, low: int = 0, high: int = 2**53) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        if default is None:
+            raise bad_request("invalid_query", f"the query parameter {name!r} is required")
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise bad_request("invalid_query", f"{name} must be an integer {low}..{high}")
+    return int(raw)
+
+
+def _render(schema: Schema, body: dict[str, Any], status: int = 200) -> Response:
+    return current_app.response_class(
+        json.dumps(schema.dump(body), ensure_ascii=False), status, mimetype="application/json"
+    )
+
+
+@v1.post("/games")
+def create_game() -> Response:
+    viewer = _viewer()
+    data = schemas.load(schemas.CreateGameSchema(), _json_body())
+    created = _service().create(
+        data["game"],
+        [NewPlayer(p["name"], p["bot"]) for p in data["players"]],
+        data["options"],
+        data["seed"],
+        viewer,
+    )
+    response = _render(schemas.GameCreatedSchema(), created, 201)
+    response.headers["Location"] = f"/v1/games/{created['id']}"
+    return response
+
+
+@v1.get("/games")
+def list_games() -> Response:
+    offset = _int_arg("offset", 0)
+    limit = _int_arg("limit", 50, low=1, high=500)
+    return _render(schemas.GameListSchema(), _service().list_games(offset=offset, limit=limit))
+
+
+@v1.get("/games/<game_id>")
+def get_game(game_id: str) -> Response:
+    return _render(schemas.GameViewSchema(), _service().view(game_id, _viewer()))
+
+
+@v1.get("/games/<game_id>/state")
+def get_state(game_id: str) -> Response:
+    viewer = _viewer()
+    version = _int_arg("version", None, low=1)
+    return _render(schemas.GameViewSchema(), _service().view(game_id, viewer, version))
+
+
+@v1.get("/games/<game_id>/legal-actions")
+def get_legal_actions(game_id: str) -> Response:
+    viewer = _viewer()
+    return _render(schemas.LegalActionsSchema(), _service().legal_actions(game_id, viewer))
+
+
+@v1.post("/games/<game_id>/actions")
+def post_action(game_id: str) -> Response:
+    viewer = _viewer()
+    service = _service()
+    if viewer.game_id is not None or viewer.organizer:
+        service.meta(game_id)  # 404 comes before 400
+    accepted = service.play(game_id, viewer, _json_body())
+    return _render(schemas.ActionAcceptedSchema(), accepted, 201)
+
+
+@v1.get("/games/<game_id>/events")
+def get_events(game_id: str) -> Response:
+    viewer = _viewer()
+    after = _int_arg("after", 0)
+    limit = _int_arg("limit", 1000, low=1, high=MAX_EVENTS_PAGE)
+    page = _service().events(game_id, viewer, after=after, limit=limit)
+    return _render(schemas.EventsPageSchema(), page)
+
+
+@v1.get("/games/<game_id>/events/stream")
+def stream_events(game_id: str) -> Response:
+    """Server-Sent Events, resumable: ``Last-Event-ID`` (or ``?after=N``) is a version."""
+    viewer = _viewer()
+    service = _service()
+    service.meta(game_id)
+    service.check_reader(viewer, game_id)
+    last_id = request.headers.get("Last-Event-ID", "")
+    after = int(last_id) if last_id.isdigit() else _int_arg("after", 0)
+    settings = current_app.config["FLOE_SETTINGS"]
+    over = service.latest(game_id).over
+    return Response(
+        _sse(
+            service, game_id, after, over, settings.sse_max_seconds, settings.sse_heartbeat_seconds
+        ),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _sse(
+    service: GameService,
+    game_id: str,
+    after: int,
+    over: bool,
+    max_seconds: float,
+    heartbeat: float,
+) -> Iterator[str]:
+    """Send events as they arrive; stop after the last event of a finished game."""
+    deadline = time.monotonic() + max_seconds
+    yield "retry: 2000\n\n"
+    while time.monotonic() < deadline:
+        block = int(1000 * min(heartbeat, max(0.001, deadline - time.monotonic())))
+        batch = list(service.follow(game_id, after, block))
+        if not batch:
+            if over:
+                return
+            yield ": keep-alive\n\n"
+            continue
+        over = over or any(e.type == GAME_OVER for e in batch)
+        for event in batch:
+            payload = canonical_json(event_view(event, game_over=over))
+            yield f"id: {event.version}\nevent: {event.type}\ndata: {payload}\n\n"
+            after = event.version
+        if batch[-1].type == SEED_REVEALED:
+            return
+
+
+@v1.get("/games/<game_id>/export")
+def export_game(game_id: str) -> Response:
+    events = _service().export(game_id, _viewer())
+    body = "".join(canonical_json(e.to_json()) + "\n" for e in events)
+    response = Response(body, mimetype="application/x-ndjson")
+    response.headers["Content-Disposition"] = f'attachment; filename="{game_id}.jsonl"'
+    return response
+
+
+@v1.get("/health")
+def health() -> Response:
+    try:
+        _service().ping()
+    except Exception as error:
+        raise ApiError(
+            503,
+            "store_unavailable",
+            f"redis does not answer: {type(error).__name__}",
+            headers={"Retry-After": "1"},
+        ) from None
+    return _render(schemas.HealthSchema(), {"status": "ok", "redis": "ok"})

@@ -1,0 +1,28 @@
+"""Settings read from the environment once, at app creation (never at import)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    redis_url: str
+    organizer_token: str | None = None
+    max_body_bytes: int = 64 * 1024
+    sse_max_seconds: float = 300.0
+    sse_heartbeat_seconds: float = 15.0
+    state_cache_games: int = 4096
+    bench_routes: bool = False
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        return cls(
+            redis_url=env.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            organizer_token=env.get("FLOE_ORGANIZER_TOKEN") or None,
+            sse_max_seconds=float(env.get("FLOE_SSE_MAX_SECONDS", "300")),
+            bench_routes=env.get("FLOE_BENCH_ROUTES") == "1",
+        )

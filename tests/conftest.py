@@ -1,0 +1,39 @@
+# ---------------------------------------------------------------------------------------
+# Redis fixtures: one private redis-server per test session (free TCP port on 127.0.0.1,
+# data in a tmp dir), emptied before every test that asks for it. Never the Redis on 6379.
+# ---------------------------------------------------------------------------------------
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from service.redis_server import EPHEMERAL_CONFIG, RedisServer
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A throwaway redis-server for the whole session (nothing persisted: speed)."""
+    data_dir: Path = tmp_path_factory.mktemp("redis")
+    with RedisServer(data_dir, config=EPHEMERAL_CONFIG) as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """URL of the session server, FLUSHALLed first so every test starts empty."""
+    with redis_server.client() as client:
+        client.flushall()
+    return redis_server.url
+
+
+@pytest.fixture
+def redis_client(redis_url: str) -> Iterator[redis.Redis]:
+    """A bytes-returning client to the (empty) session server."""
+    client = redis.Redis.from_url(redis_url, decode_responses=False)
+    try:
+        yield client
+    finally:
+        client.close()
