@@ -104,8 +104,8 @@ def get_legal_actions(game_id: str) -> Response:
 def post_action(game_id: str) -> Response:
     viewer = _viewer()
     service = _service()
-    if viewer.game_id is not None or viewer.organizer:
-        service.meta(game_id)  # 404 comes before 400
+    service.require_token(viewer)  # 401, then 404, before the body is even read (400)
+    service.meta(game_id)
     accepted = service.play(game_id, viewer, _json_body())
     return _render(schemas.ActionAcceptedSchema(), accepted, 201)
 

@@ -113,9 +113,12 @@ class GameService:
             raise unauthorized("unknown_token", "this token belongs to no seat")
         return Viewer(seat=claim.seat, game_id=claim.game_id)
 
-    def require_seat(self, viewer: Viewer, game_id: str) -> int:
+    def require_token(self, viewer: Viewer) -> None:
         if viewer.game_id is None and not viewer.organizer:
             raise unauthorized("missing_token", "this route needs a seat token")
+
+    def require_seat(self, viewer: Viewer, game_id: str) -> int:
+        self.require_token(viewer)
         seat = viewer.seat_in(game_id)
         if seat is None:
             raise forbidden("not_a_seat", "this token is not a seat of this game")
@@ -241,6 +244,7 @@ class GameService:
         return game_view(meta.rules, state, seat, seats=meta.seats_json())
 
     def legal_actions(self, game_id: str, viewer: Viewer) -> dict[str, Any]:
+        self.require_token(viewer)
         meta = self.meta(game_id)
         seat = self.require_seat(viewer, game_id)
         state = self.latest(game_id)
@@ -293,8 +297,7 @@ class GameService:
 
     def play(self, game_id: str, viewer: Viewer, body: Any) -> dict[str, Any]:
         """Post one action. Checks run in the order DESIGN.md fixes: 401 404 400 409 403 422."""
-        if viewer.game_id is None and not viewer.organizer:
-            raise unauthorized("missing_token", "posting an action needs a seat token")
+        self.require_token(viewer)
         meta = self.meta(game_id)
         seat = viewer.seat_in(game_id)
         command_id = body.get("command_id") if isinstance(body, dict) else None

@@ -77,7 +77,7 @@ class ArktiaBoard:
 
     def holds(self, tile: Hex, colour: Colour) -> bool:
         stack = self.stacks.get(tile)
-        return stack is not None and colour in stack.colours
+        return stack is not None and stack.has(colour)
 
     def on_board(self, colour: Colour) -> int:
         return sum(stack.count(colour) for stack in self.stacks.values())
@@ -97,13 +97,13 @@ class ArktiaBoard:
         """Empty tiles ``seat`` may place on in the current phase."""
         phase = self.phase
         if phase == "neutral":
-            anchor = [t for t, s in self.stacks.items() if NEUTRAL in s.colours]
+            anchor = [t for t, s in self.stacks.items() if s.has(NEUTRAL)]
         elif phase == "round1":
             # With or without neutrals, in round 1 every occupied tile holds a neutral or an
             # opponent's piece, so "next to any occupied tile" covers both rules.
             anchor = list(self.stacks)
         else:
-            anchor = [t for t, s in self.stacks.items() if seat in s.colours]
+            anchor = [t for t, s in self.stacks.items() if s.has(seat)]
         if not anchor and phase in ("neutral", "round1"):
             return sorted(self.empty_tiles())
         return sorted(
@@ -139,17 +139,26 @@ class ArktiaBoard:
         return stacks
 
     def moves(self, seat: int) -> Iterator[tuple[Hex, str, Hex]]:
-        """Every legal move of ``seat`` as (from, unit, to), lazily so a caller may stop early."""
+        """Every legal move of ``seat`` as (from, unit, to), lazily so a caller may stop early.
+
+        The unit always carries the mover's own top piece, so the mover's colour stays whole
+        exactly when the tiles it keeps elsewhere (``rest``) still join up with the landing
+        tile; that is checked per unit once, not per landing.
+        """
+        own = frozenset(tile for tile, stack in self.stacks.items() if stack.has(seat))
+        empty = Stack()
         for source, stack in sorted(self.stacks.items()):
             if stack.controller != seat:
                 continue
             for unit_name, unit in stack.units().items():
-                moving, _ = stack.take(unit)
+                moving, staying = stack.take(unit)
+                rest = own if staying.has(seat) else own - {source}
+                rest_whole = is_connected(rest)
                 for dq, dr in DIRECTIONS:
                     target = (source[0] + dq, source[1] + dr)
                     while target in self.tiles:
-                        if self.stacks.get(target, Stack()).accepts(moving) and keeps_together(
-                            self.moved(source, unit, target), seat
+                        if self.stacks.get(target, empty).accepts(moving) and _joins(
+                            rest, rest_whole, target
                         ):
                             yield source, unit_name, target
                         target = (target[0] + dq, target[1] + dr)
@@ -172,14 +181,23 @@ class ArktiaBoard:
         )
 
 
+def _joins(rest: frozenset[Hex], rest_whole: bool, target: Hex) -> bool:
+    """Is ``rest`` plus ``target`` one group? Cheap when ``rest`` is already whole."""
+    if not rest or target in rest:
+        return rest_whole
+    if rest_whole:
+        return any(nb in rest for nb in neighbours(target))
+    return is_connected(rest | {target})
+
+
 def keeps_together(stacks: Mapping[Hex, Stack], colour: Colour) -> bool:
     """True when every piece of ``colour`` sits in one group, so none would be removed."""
-    return is_connected({tile for tile, stack in stacks.items() if colour in stack.colours})
+    return is_connected({tile for tile, stack in stacks.items() if stack.has(colour)})
 
 
 def split_groups(stacks: Mapping[Hex, Stack], colour: Colour) -> list[tuple[frozenset[Hex], int]]:
     """The groups of tiles holding ``colour``, each with its weight in pieces of that colour."""
-    tiles = [tile for tile, stack in stacks.items() if colour in stack.colours]
+    tiles = [tile for tile, stack in stacks.items() if stack.has(colour)]
     return [
         (frozenset(group), sum(stacks[t].count(colour) for t in group))
         for group in components(tiles)

@@ -56,7 +56,8 @@ def is_connected(tiles: frozenset[Hex] | set[Hex]) -> bool:
     seen = {start}
     frontier = [start]
     while frontier:
-        for nb in neighbours(frontier.pop()):
+        q, r = frontier.pop()
+        for nb in ((q + 1, r), (q + 1, r - 1), (q, r - 1), (q - 1, r), (q - 1, r + 1), (q, r + 1)):
             if nb in tiles and nb not in seen:
                 seen.add(nb)
                 frontier.append(nb)

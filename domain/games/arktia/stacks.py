@@ -37,6 +37,13 @@ _LANDINGS: frozenset[tuple[frozenset[Size], frozenset[Size]]] = frozenset(
     }
 )
 
+_SIZE_SETS: dict[tuple[bool, bool, bool], frozenset[Size]] = {
+    (g, d, t): frozenset(s for s, present in zip("GDT", (g, d, t), strict=True) if present)
+    for g in (False, True)
+    for d in (False, True)
+    for t in (False, True)
+}
+
 _FORMS = {
     frozenset("DG"): "A",
     frozenset("TD"): "B",
@@ -64,12 +71,11 @@ class Stack:
         return cls(**{size.lower(): colour})
 
     def colour_of(self, size: Size) -> Colour | None:
-        value: Colour | None = getattr(self, size.lower())
-        return value
+        return self.g if size == "G" else self.d if size == "D" else self.t
 
     @property
     def sizes(self) -> frozenset[Size]:
-        return frozenset(s for s in SIZES if self.colour_of(s) is not None)
+        return _SIZE_SETS[(self.g is not None, self.d is not None, self.t is not None)]
 
     @property
     def pieces(self) -> list[tuple[Size, Colour]]:
@@ -84,6 +90,9 @@ class Stack:
     @property
     def colours(self) -> set[Colour]:
         return {c for c in (self.g, self.d, self.t) if c is not None}
+
+    def has(self, colour: Colour) -> bool:
+        return self.g == colour or self.d == colour or self.t == colour
 
     @property
     def empty(self) -> bool:
@@ -100,7 +109,7 @@ class Stack:
         return top
 
     def count(self, colour: Colour) -> int:
-        return sum(1 for c in (self.g, self.d, self.t) if c == colour)
+        return (self.g == colour) + (self.d == colour) + (self.t == colour)
 
     def units(self) -> dict[str, frozenset[Size]]:
         """What the controller may move from here, by the unit's API name."""

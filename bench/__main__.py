@@ -1,0 +1,215 @@
+"""Entry point of ``make bench``: run (a) throughput, (b) latency vs version, (c) folding.
+
+Every duration and size is a flag (and an environment variable, for ``make bench``), so a
+quick pass and a careful one are the same code. Prints a table and writes the JSON report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import itertools
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench import folding, latency, policy, throughput
+from bench.report import Report, machine, table
+from bench.stack import Stack
+
+RESULTS = Path(__file__).resolve().parent / "results"
+#: Seed of the long game's script (b) and its events (c); the clients of (a) use 0..15.
+LONG_GAME_SEED = 1000
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(name) or default
+
+
+def _csv_ints(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
+def _csv(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description="Floe benchmarks: (a) HTTP throughput vs a bare XADD, (b) POST latency "
+        "at version ~10 vs 2,000/5,000, (c) events/s of play.fold.",
+    )
+    parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
+    parser.add_argument(
+        "--only",
+        type=_csv,
+        default=_csv(_env("BENCH_ONLY", "a,b,c")),
+        help="which benchmarks, e.g. a,c (env BENCH_ONLY)",
+    )
+    parser.add_argument(
+        "--clients",
+        type=int,
+        default=int(_env("BENCH_CLIENTS", "16")),
+        help="(a) concurrent clients, one game each (env BENCH_CLIENTS)",
+    )
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        help="(a) seconds measured per phase (env BENCH_DURATION; 8, quick 3)",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=None,
+        help="(a) unmeasured seconds before each phase (1, quick 0.5)",
+    )
+    parser.add_argument(
+        "--script-length",
+        type=int,
+        default=None,
+        help="(a) scripted actions per client before it starts a new game",
+    )
+    parser.add_argument(
+        "--fsync",
+        type=_csv,
+        default=_csv(_env("BENCH_FSYNC", "always,everysec")),
+        help="(a) Redis appendfsync policies to run (env BENCH_FSYNC)",
+    )
+    parser.add_argument(
+        "--no-legal-get",
+        dest="legal_get",
+        action="store_false",
+        help="(a) skip the phase that also GETs legal-actions before each POST",
+    )
+    parser.add_argument(
+        "--samples", type=int, default=None, help="(b) POSTs measured per version (200, quick 100)"
+    )
+    parser.add_argument(
+        "--versions",
+        type=_csv_ints,
+        default=None,
+        help="(b) long-game versions to measure at (2000,5000; quick 2000)",
+    )
+    parser.add_argument(
+        "--fold-events", type=int, default=None, help="(c) events folded (5000, quick 2000)"
+    )
+    parser.add_argument("--fold-repeats", type=int, default=5, help="(c) best of this many")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="(c) also write a cProfile of one fold next to the JSON",
+    )
+    parser.add_argument("--output", type=Path, default=RESULTS / "latest.json")
+    parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    if args.duration is None:
+        args.duration = float(_env("BENCH_DURATION", "3" if quick else "8"))
+    if args.warmup is None:
+        args.warmup = 0.5 if quick else 1.0
+    if args.samples is None:
+        args.samples = 100 if quick else 200
+    if args.versions is None:
+        args.versions = [2000] if quick else [2000, 5000]
+    if args.fold_events is None:
+        args.fold_events = 2000 if quick else 5000
+    if args.script_length is None:
+        args.script_length = 150 if quick else 400
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    began = time.monotonic()
+
+    def log(message: str) -> None:
+        print(f"[{time.monotonic() - began:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+    report = Report()
+    run_a, run_b, run_c = ("a" in args.only), ("b" in args.only), ("c" in args.only)
+
+    long_steps: list[policy.Step] = []
+    long_events = [policy.created_event()]
+    if run_b or run_c:
+        needed = max(
+            max(args.versions) + args.samples + 10 if run_b else 0,
+            args.fold_events if run_c else 0,
+        )
+        log(f"scripting one long game ({needed} actions, in process)")
+        for step, event in itertools.islice(policy.steps(LONG_GAME_SEED), needed):
+            long_steps.append(step)
+            long_events.append(event)
+        if len(long_steps) < needed:
+            log(f"warning: the scripted game ended after {len(long_steps)} actions")
+
+    if run_c:
+        log(f"(c) folding {args.fold_events} events, best of {args.fold_repeats}")
+        profile = args.output.parent / "fold-profile.txt" if args.profile else None
+        if profile is not None:
+            profile.parent.mkdir(parents=True, exist_ok=True)
+        folding.run(
+            report,
+            events=long_events[: args.fold_events],
+            repeats=args.fold_repeats,
+            profile_to=profile,
+        )
+
+    scripts: list[list[policy.Step]] = []
+    if run_a:
+        log(f"scripting {args.clients} games of {args.script_length} actions (in process)")
+        scripts = throughput.make_scripts(args.clients, args.script_length)
+
+    command: list[str] = []
+    if run_a or run_b:
+        log("starting Redis (AOF, appendfsync always) and gunicorn")
+        with Stack() as stack:
+            command = stack.command
+            if run_b:
+                latency.run(
+                    stack,
+                    report,
+                    script=long_steps,
+                    samples=args.samples,
+                    window=20,
+                    targets=args.versions,
+                    log=log,
+                )
+            if run_a:
+                throughput.run(
+                    stack,
+                    report,
+                    scripts=scripts,
+                    duration=args.duration,
+                    warmup=args.warmup,
+                    fsync_policies=args.fsync,
+                    legal_get=args.legal_get,
+                    log=log,
+                )
+
+    elapsed = time.monotonic() - began
+    print(table(report.results))
+    print(f"\ntotal {elapsed:.0f}s")
+    document = {
+        "command": " ".join([Path(sys.executable).name, "-m", "bench", *sys.argv[1:]]),
+        "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "elapsed_s": elapsed,
+        "machine": machine(),
+        "config": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "server_command": command,
+        "results": [r.to_json() for r in report.results],
+        "details": report.details,
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(document, indent=2, default=str) + "\n")
+    print(f"wrote {args.output}")
+    missed = [r for r in report.results if r.met is False]
+    return 1 if args.strict and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

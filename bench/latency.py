@@ -1,0 +1,115 @@
+"""(b) Does a move cost more once a game is long? POST latency near version 10 vs 2,000+.
+
+Event sourcing folds a game from its events; a service that refolded on every request
+would slow down linearly with the game's length. One client, one keep-alive connection,
+sequential requests (no queueing), so the samples are the per-request cost itself.
+
+- near version 10: ``samples / window`` fresh games, each posting its first ``window``
+  scripted actions (versions 1 -> ``window`` + 1; all opening placements and the first
+  moves).
+- near version V (2,000, 5,000): one long game, filled through the same API with the same
+  script up to version V (fill rate reported), then ``samples`` more POSTs are measured.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from bench import policy
+from bench.report import Report, Result, latency_summary
+from bench.stack import BenchError, Client, Stack, create_game
+
+
+class Game:
+    """A game driven over HTTP by replaying a script from its first action."""
+
+    def __init__(self, client: Client, script: Sequence[policy.Step], name: str) -> None:
+        self.client = client
+        self.script = script
+        self.name = name
+        self.game_id, self.tokens = create_game(client, 2, policy.OPTIONS)
+        self.version = 1
+
+    def post_next(self) -> float:
+        """POST the next scripted action; returns the request's wall time in seconds."""
+        step = self.script[self.version - 1]
+        body = json.dumps(
+            {
+                "action": step.action,
+                "expected_version": self.version,
+                "command_id": f"{self.name}-{self.version}",
+            }
+        ).encode()
+        path = f"/v1/games/{self.game_id}/actions"
+        started = time.perf_counter()
+        status, raw = self.client.request("POST", path, body, self.tokens[step.seat])
+        elapsed = time.perf_counter() - started
+        if status != 201:
+            raise BenchError(f"{self.name}: POST at version {self.version} -> {status}: {raw!r}")
+        self.version = int(json.loads(raw)["version"])
+        return elapsed
+
+
+def run(
+    stack: Stack,
+    report: Report,
+    *,
+    script: Sequence[policy.Step],
+    samples: int,
+    window: int,
+    targets: Sequence[int],
+    log: Callable[[str], None],
+) -> None:
+    """Measure near version ~10, then at each of ``targets`` on one long game."""
+    client = stack.client()
+    details: dict[str, Any] = {"samples": samples}
+    try:
+        # Warm both code paths (imports, caches, the connection) before any sample.
+        warm = Game(client, script, "warm")
+        for _ in range(window):
+            warm.post_next()
+
+        log(f"(b) {samples} POSTs near version 10 ({-(-samples // window)} fresh games)")
+        early: list[float] = []
+        while len(early) < samples:
+            game = Game(client, script, f"early{len(early)}")
+            for _ in range(min(window, samples - len(early))):
+                early.append(game.post_next())
+        base = latency_summary(early)
+        details["v10"] = {"versions": f"1..{window + 1}", **base}
+        report.add(Result("(b) latency vs version", "p50 @ v~10", base["p50_ms"], "ms"))
+        report.add(Result("(b) latency vs version", "p99 @ v~10", base["p99_ms"], "ms"))
+
+        long = Game(client, script, "long")
+        for target in sorted(targets):
+            if target + samples >= len(script):
+                raise BenchError(f"the script has {len(script)} steps; {target} needs more")
+            log(f"(b) filling one game to version {target}")
+            started = time.perf_counter()
+            filled = 0
+            while long.version < target:
+                long.post_next()
+                filled += 1
+            fill_seconds = time.perf_counter() - started
+            first = long.version
+            late = [long.post_next() for _ in range(samples)]
+            summary = latency_summary(late)
+            ratio = summary["p50_ms"] / base["p50_ms"]
+            details[f"v{target}"] = {
+                "versions": f"{first}..{long.version}",
+                "fill_posts": filled,
+                "fill_seconds": fill_seconds,
+                "fill_rate_per_s": filled / fill_seconds if fill_seconds else 0.0,
+                "p50_ratio_vs_v10": ratio,
+                **summary,
+            }
+            group = "(b) latency vs version"
+            report.add(Result(group, f"p50 @ v{target}", summary["p50_ms"], "ms"))
+            report.add(Result(group, f"p99 @ v{target}", summary["p99_ms"], "ms"))
+            report.add(Result(group, f"ratio p50(v{target}) / p50(v10)", ratio, "x", 1.2, "<="))
+    finally:
+        client.close()
+    report.details["latency"] = details

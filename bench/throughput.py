@@ -1,0 +1,317 @@
+"""(a) HTTP throughput: 16 clients posting moves, against 16 clients doing one bare XADD.
+
+Both loads run against the same server with the same concurrency and the same client code
+(one keep-alive ``http.client`` connection per thread, one HTTP request per measured op),
+so their ratio says how much of the stack's ceiling the actions route leaves on the table.
+
+What is measured, exactly:
+
+- ``actions``: each client owns a 2-player Arktia game (``turn_limit`` 10000) and replays a
+  precomputed legal script (see ``bench.policy``), alternating seats as the script says.
+  The measured op is one ``POST /v1/games/{id}/actions``; nothing else is sent.
+- ``bare``: each client sends ``POST /bench/xadd`` with a body of the same shape and the same
+  ``Authorization`` header; the route does one XADD and answers ``{"ok": true}``.
+- ``actions+legal GET`` (optional): as ``actions``, but before every POST the client also
+  sends ``GET legal-actions`` for the seat, as a naive bot would. The GET is not in the
+  latency samples but does count against the throughput, which is POSTs per second.
+
+Creating games is never measured; a client whose script runs out or whose game ends creates
+a new game (counted in ``games_created`` so it can be seen to be rare).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench import policy
+from bench.report import Report, Result, latency_summary
+from bench.stack import BenchError, Client, Stack, create_game
+
+
+@dataclass
+class LoadResult:
+    """What one load phase observed inside its measurement window."""
+
+    name: str
+    clients: int
+    seconds: float
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    games_created: int = 0
+    statuses: dict[int, int] = field(default_factory=dict)
+    cpu: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> int:
+        return len(self.latencies)
+
+    @property
+    def rate(self) -> float:
+        return self.ok / self.seconds if self.seconds > 0 else 0.0
+
+    def cpu_json(self) -> dict[str, float]:
+        """CPU per op (ms) of each process, and how many cores were busy on average."""
+        out = {f"cpu_ms_per_op_{k}": v / self.ok * 1000 for k, v in self.cpu.items() if self.ok}
+        if self.cpu and self.seconds > 0:
+            out["cores_busy"] = sum(self.cpu.values()) / self.seconds
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "clients": self.clients,
+            "seconds": self.seconds,
+            "ok": self.ok,
+            "rate_per_s": self.rate,
+            "errors": self.errors,
+            "games_created": self.games_created,
+            "statuses": {str(k): v for k, v in self.statuses.items()},
+            **latency_summary(self.latencies),
+            **self.cpu_json(),
+        }
+
+
+class Worker:
+    """One client's loop body: unmeasured preparation, then exactly one measured request."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.games_created = 0
+
+    def prepare(self) -> None:
+        """Unmeasured work before the next op (creating a game, an optional GET)."""
+
+    def op(self) -> tuple[int, bytes]:
+        raise NotImplementedError
+
+    def after(self, status: int, body: bytes) -> bool:
+        """Digest the answer (unmeasured); True when it is the expected success."""
+        raise NotImplementedError
+
+
+class ActionPoster(Worker):
+    """Replays a legal script on its own game: each op is one POST of the next action."""
+
+    def __init__(
+        self, client: Client, script: Sequence[policy.Step], name: str, *, legal_get: bool
+    ) -> None:
+        super().__init__(client)
+        self.script = script
+        self.name = name
+        self.legal_get = legal_get
+        self.game_id = ""
+        self.tokens: list[str] = []
+        self.index = 0
+        self.version = 0
+        self.sent = 0
+        self.body = b""
+        self.token = ""
+
+    def _new_game(self) -> None:
+        self.game_id, self.tokens = create_game(self.client, 2, policy.OPTIONS)
+        self.games_created += 1
+        self.index = 0
+        self.version = 1
+
+    def prepare(self) -> None:
+        if not self.game_id or self.index >= len(self.script):
+            self._new_game()
+        step = self.script[self.index]
+        self.token = self.tokens[step.seat]
+        if self.legal_get:
+            status, raw = self.client.request(
+                "GET", f"/v1/games/{self.game_id}/legal-actions", token=self.token
+            )
+            if status != 200 or step.action not in json.loads(raw)["actions"]:
+                raise BenchError(f"scripted action not legal on {self.game_id}: {step.action}")
+        self.sent += 1
+        self.body = json.dumps(
+            {
+                "action": step.action,
+                "expected_version": self.version,
+                "command_id": f"{self.name}-{self.sent}",
+            }
+        ).encode()
+
+    def op(self) -> tuple[int, bytes]:
+        return self.client.request(
+            "POST", f"/v1/games/{self.game_id}/actions", self.body, self.token
+        )
+
+    def after(self, status: int, body: bytes) -> bool:
+        if status != 201:
+            self.game_id = ""  # resynchronise on a fresh game
+            return False
+        answer = json.loads(body)
+        self.version = int(answer["version"])
+        self.index += 1
+        if any(event["type"] == "game_over" for event in answer["events"]):
+            self.game_id = ""
+        return True
+
+
+class BareXadd(Worker):
+    """The ceiling: one ``POST /bench/xadd`` per op, same body shape and headers as a move."""
+
+    def __init__(self, client: Client, name: str, sample: policy.Step) -> None:
+        super().__init__(client)
+        self.name = name
+        self.sample = sample
+        self.sent = 0
+        self.body = b""
+
+    def prepare(self) -> None:
+        self.sent += 1
+        self.body = json.dumps(
+            {
+                "action": self.sample.action,
+                "expected_version": self.sent,
+                "command_id": f"{self.name}-{self.sent}",
+            }
+        ).encode()
+
+    def op(self) -> tuple[int, bytes]:
+        return self.client.request("POST", "/bench/xadd", self.body, "bench.0.not-checked")
+
+    def after(self, status: int, body: bytes) -> bool:
+        return status == 200
+
+
+def run_load(
+    name: str,
+    workers: Sequence[Worker],
+    duration: float,
+    warmup: float,
+    cpu: Callable[[], dict[str, float]] | None = None,
+) -> LoadResult:
+    """Run every worker in its own thread; measure ops started in the window after warm-up.
+
+    ``cpu`` (optional) is sampled at both ends of the window to attribute CPU per op.
+    """
+    result = LoadResult(name=name, clients=len(workers), seconds=duration)
+    lock = threading.Lock()
+    barrier = threading.Barrier(len(workers) + 1)
+    window: list[float] = []
+    failures: list[BaseException] = []
+
+    def loop(worker: Worker) -> None:
+        latencies: list[float] = []
+        errors = 0
+        statuses: dict[int, int] = {}
+        try:
+            worker.prepare()  # the first game is created before the clock starts
+            created_before = worker.games_created
+            barrier.wait()
+            measure_from, end = window
+            while True:
+                started = time.perf_counter()
+                if started >= end:
+                    break
+                status, body = worker.op()
+                elapsed = time.perf_counter() - started
+                good = worker.after(status, body)
+                if started >= measure_from:
+                    statuses[status] = statuses.get(status, 0) + 1
+                    if good:
+                        latencies.append(elapsed)
+                    else:
+                        errors += 1
+                worker.prepare()
+        except BaseException as error:  # reported by the main thread
+            failures.append(error)
+            barrier.abort()
+            return
+        finally:
+            worker.client.close()
+        with lock:
+            result.latencies.extend(latencies)
+            result.errors += errors
+            result.games_created += worker.games_created - created_before
+            for status, count in statuses.items():
+                result.statuses[status] = result.statuses.get(status, 0) + count
+
+    threads = [threading.Thread(target=loop, args=(w,), daemon=True) for w in workers]
+    for thread in threads:
+        thread.start()
+    now = time.perf_counter()
+    window.extend([now + warmup, now + warmup + duration])
+    with contextlib.suppress(threading.BrokenBarrierError):
+        barrier.wait()
+    if cpu is not None and not failures:
+        time.sleep(max(0.0, window[0] - time.perf_counter()))
+        before = cpu()
+        time.sleep(max(0.0, window[1] - time.perf_counter()))
+        after = cpu()
+        result.cpu = {k: after[k] - before[k] for k in after}
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise BenchError(f"{name}: a client failed: {failures[0]!r}") from failures[0]
+    return result
+
+
+def make_scripts(clients: int, length: int) -> list[list[policy.Step]]:
+    """One deterministic script per client (``random.Random(i)`` inside the policy)."""
+    return [policy.script(seed, length) for seed in range(clients)]
+
+
+def run(
+    stack: Stack,
+    report: Report,
+    *,
+    scripts: Sequence[Sequence[policy.Step]],
+    duration: float,
+    warmup: float,
+    fsync_policies: Sequence[str],
+    legal_get: bool,
+    log: Callable[[str], None],
+) -> None:
+    """All (a) phases; adds results and details to ``report``."""
+    clients = len(scripts)
+    details: dict[str, Any] = {"clients": clients, "duration_s": duration, "warmup_s": warmup}
+    for fsync in fsync_policies:
+        stack.set_appendfsync(fsync)
+        phases: list[tuple[str, Callable[[int], Worker]]] = [
+            (
+                "actions",
+                lambda i: ActionPoster(stack.client(), scripts[i], f"a{i}", legal_get=False),
+            ),
+            ("bare_xadd", lambda i: BareXadd(stack.client(), f"x{i}", scripts[i][-1])),
+        ]
+        if legal_get and fsync == fsync_policies[0]:
+            phases.append(
+                (
+                    "actions_with_legal_get",
+                    lambda i: ActionPoster(stack.client(), scripts[i], f"g{i}", legal_get=True),
+                )
+            )
+        loads: dict[str, LoadResult] = {}
+        for name, factory in phases:
+            log(f"(a) {name}, appendfsync {fsync}: {clients} clients, {duration:g}s")
+            workers = [factory(i) for i in range(clients)]
+            loads[name] = run_load(name, workers, duration, warmup, stack.cpu_seconds)
+        details[f"appendfsync_{fsync}"] = {name: load.to_json() for name, load in loads.items()}
+        _report(report, fsync, loads)
+    report.details["throughput"] = details
+
+
+def _report(report: Report, fsync: str, loads: dict[str, LoadResult]) -> None:
+    group = f"(a) http, fsync {fsync}"
+    actions, bare = loads["actions"], loads["bare_xadd"]
+    for label, load in loads.items():
+        summary = latency_summary(load.latencies)
+        unit = "moves/s" if label.startswith("actions") else "req/s"
+        note = f"errors {load.errors}" if load.errors else ""
+        report.add(Result(group, f"{label} rate", load.rate, unit, note=note))
+        report.add(Result(group, f"{label} p50", summary["p50_ms"], "ms"))
+        report.add(Result(group, f"{label} p99", summary["p99_ms"], "ms"))
+        cpu = load.cpu_json()
+        if "cpu_ms_per_op_api" in cpu:
+            report.add(Result(group, f"{label} gunicorn CPU/op", cpu["cpu_ms_per_op_api"], "ms"))
+    ratio = actions.rate / bare.rate if bare.rate else 0.0
+    report.add(Result(group, "ratio moves/s / bare/s", ratio, "x", target=0.5))

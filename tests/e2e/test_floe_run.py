@@ -1,0 +1,115 @@
+"""``floe run`` for real: its own Redis, a worker and gunicorn; a client plays a whole game
+over HTTP from legal-actions only; Ctrl-C stops everything; the game survives a restart."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from service.redis_server import free_tcp_port
+
+STARTUP_SECONDS = 60
+
+
+class Http:
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def call(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    def wait_healthy(self, process: subprocess.Popen[bytes]) -> None:
+        """Poll /v1/health until it answers (bounded), failing fast if the process died."""
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                if self.call("GET", "/v1/health")[0] == 200:
+                    return
+            except OSError:
+                pass
+            try:  # wait on the process itself between polls: its exit fails the test at once
+                process.wait(timeout=0.1)
+            except subprocess.TimeoutExpired:
+                continue
+            raise AssertionError("floe run exited during start-up")
+        raise AssertionError("floe run did not become healthy")
+
+
+def start(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env["PORT"] = str(port)
+    return subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "run", "--data-dir", str(data_dir)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def stop(process: subprocess.Popen[bytes]) -> bytes:
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=60)
+    return output
+
+
+def test_floe_run_serves_a_game_played_to_the_end_and_keeps_it(tmp_path: Path) -> None:
+    port = free_tcp_port()
+    http = Http(f"http://127.0.0.1:{port}")
+    process = start(tmp_path, port)
+    try:
+        http.wait_healthy(process)
+        status, created = http.call(
+            "POST", "/v1/games", {"game": "arktia", "players": [{"name": "a"}, {"name": "b"}]}
+        )
+        assert status == 201
+        game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+        rng = random.Random(7)
+        while True:
+            status, view = http.call("GET", f"/v1/games/{game_id}")
+            if view["status"] == "over":
+                break
+            seat = view["to_act"][0]
+            _, legal = http.call("GET", f"/v1/games/{game_id}/legal-actions", token=tokens[seat])
+            action = rng.choice(legal["actions"])
+            body = {
+                "action": action,
+                "expected_version": legal["version"],
+                "command_id": f"c{legal['version']}",
+            }
+            status, answer = http.call("POST", f"/v1/games/{game_id}/actions", body, tokens[seat])
+            assert status == 201, answer
+        final = view
+    finally:
+        output = stop(process)
+    assert process.returncode == 0, output.decode(errors="replace")
+    assert b"redis" in output and b"worker" in output and b"api" in output
+
+    again = start(tmp_path, port)
+    try:
+        http.wait_healthy(again)
+        status, view = http.call("GET", f"/v1/games/{game_id}")
+        assert status == 200
+        assert view == final, "the game survived a restart of floe run"
+    finally:
+        stop(again)
+    assert again.returncode == 0

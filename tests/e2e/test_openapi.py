@@ -1,0 +1,748 @@
+"""``openapi.yaml`` against the running app: same routes, a sound document, true answers.
+
+Every response the app gives in these tests — a whole Arktia game played from
+``legal-actions`` and every documented refusal — is checked against the operation it came
+from: the status must be documented, the JSON body (every export line, every SSE ``data:``)
+must validate against the documented schema, required headers must be present, and an
+error's ``code`` must be named in the operation's docs. Request bodies are checked too: one
+the server accepts must fit the documented request schema, one it refuses as malformed must not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import pytest
+import yaml
+from flask import Flask
+from jsonschema import Draft202012Validator
+from referencing import Registry
+from referencing.jsonschema import DRAFT202012
+from werkzeug.routing import MapAdapter
+
+from service.app import create_app
+from service.config import Settings
+from service.redis_server import free_tcp_port
+
+SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
+BASE_URI = "https://floe.invalid/openapi.yaml"
+ORGANIZER = "organizer-token-for-the-openapi-tests"
+HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+#: 400 codes that mean "the body fails its schema": the documented schema must refuse it too.
+SCHEMA_REFUSALS = frozenset(
+    {
+        "invalid_body",
+        "unknown_action_type",
+        "unexpected_field",
+        "missing_field",
+        "invalid_field",
+        "player_count",
+        "unknown_option",
+    }
+)
+#: Statuses whose request body passed every schema check on the server.
+BODY_ACCEPTED = frozenset({200, 201, 403, 409, 422})
+NOT_SCRIPTABLE = frozenset({"500", "503"})  # 503 has its own test against a dead store
+
+
+# ----- the checker ---------------------------------------------------------------------------
+
+
+def _pointer(*parts: str) -> str:
+    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def flask_template(rule: str) -> str:
+    """``/v1/games/<game_id>`` -> ``/v1/games/{game_id}`` (converters dropped)."""
+    return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule)
+
+
+class OpenApi:
+    """The document, with its schemas resolvable by JSON pointer."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+        self.registry: Registry[Any] = Registry().with_resource(
+            BASE_URI, DRAFT202012.create_resource(doc)
+        )
+        self._validators: dict[str, Draft202012Validator] = {}
+
+    @classmethod
+    def load(cls, path: Path = SPEC_PATH) -> OpenApi:
+        return cls(yaml.safe_load(path.read_text(encoding="utf-8")))
+
+    # -- lookups --
+
+    def at(self, pointer: str) -> Any:
+        node: Any = self.doc
+        for raw in pointer.split("/")[1:]:
+            key = raw.replace("~1", "/").replace("~0", "~")
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        return node
+
+    def deref(self, node: Any, pointer: str) -> tuple[Any, str]:
+        """Follow local ``$ref`` objects (responses, headers, parameters) to their target."""
+        while isinstance(node, dict) and "$ref" in node:
+            ref = node["$ref"]
+            assert ref.startswith("#/"), f"non-local $ref {ref!r} at {pointer}"
+            pointer = ref[1:]
+            node = self.at(pointer)
+        return node, pointer
+
+    def operation(self, method: str, template: str) -> tuple[dict[str, Any], str]:
+        paths = self.doc["paths"]
+        assert template in paths, f"path {template} is not documented"
+        assert method.lower() in paths[template], f"{method} {template} is not documented"
+        pointer = _pointer("paths", template, method.lower())
+        return paths[template][method.lower()], pointer
+
+    def validator(self, pointer: str) -> Draft202012Validator:
+        """A validator for the schema at ``pointer``, its ``$ref``s resolved in the document."""
+        if pointer not in self._validators:
+            ref = BASE_URI + "#" + quote(pointer, safe="/~")
+            self._validators[pointer] = Draft202012Validator({"$ref": ref}, registry=self.registry)
+        return self._validators[pointer]
+
+    def errors(self, pointer: str, instance: Any) -> list[str]:
+        found = sorted(self.validator(pointer).iter_errors(instance), key=lambda e: e.path)
+        return [f"at {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in found]
+
+    def assert_valid(self, pointer: str, instance: Any, what: str) -> None:
+        errors = self.errors(pointer, instance)
+        assert not errors, f"{what} does not fit {pointer}:\n  " + "\n  ".join(errors[:10])
+
+    # -- requests and responses --
+
+    def request_errors(self, method: str, template: str, body: Any) -> list[str]:
+        op, op_pointer = self.operation(method, template)
+        assert "requestBody" in op, f"{method} {template} documents no request body"
+        _, body_pointer = self.deref(op["requestBody"], op_pointer + "/requestBody")
+        return self.errors(body_pointer + _pointer("content", "application/json", "schema"), body)
+
+    def check_response(
+        self,
+        method: str,
+        template: str,
+        status: int,
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> Any:
+        """Assert the response is documented and fits; return the parsed body (JSON) if any."""
+        what = f"{method} {template} -> {status}"
+        op, op_pointer = self.operation(method, template)
+        assert str(status) in op["responses"], f"{what}: status {status} is not documented"
+        response, pointer = self.deref(
+            op["responses"][str(status)], op_pointer + _pointer("responses", str(status))
+        )
+        for name, raw_header in response.get("headers", {}).items():
+            header, header_pointer = self.deref(raw_header, pointer + _pointer("headers", name))
+            value = headers.get(name)
+            if header.get("required"):
+                assert value is not None, f"{what}: required header {name} is missing"
+            if value is not None:
+                self.assert_valid(header_pointer + "/schema", value, f"{what}: header {name}")
+        content = response.get("content")
+        if not content:
+            assert not body, f"{what}: documented without content but has a body"
+            return None
+        media_type = headers.get("Content-Type", "").split(";")[0].strip()
+        assert media_type in content, f"{what}: content type {media_type!r} is not documented"
+        media_pointer = pointer + _pointer("content", media_type)
+        text = body.decode("utf-8")
+        if media_type == "application/json":
+            parsed = json.loads(text)
+            self.assert_valid(media_pointer + "/schema", parsed, what)
+            if status >= 400:
+                self._assert_code_documented(op, response, parsed["error"]["code"], what)
+            return parsed
+        if media_type == "application/x-ndjson":
+            assert "x-ndjson-item-schema" in content[media_type], f"{what}: no line schema"
+            assert text.endswith("\n"), f"{what}: the last line must end with a newline"
+            lines = [json.loads(line) for line in text.splitlines()]
+            for number, line in enumerate(lines, 1):
+                self.assert_valid(
+                    media_pointer + "/x-ndjson-item-schema", line, f"{what} line {number}"
+                )
+            return lines
+        if media_type == "text/event-stream":
+            assert "x-sse-data-schema" in content[media_type], f"{what}: no data schema"
+            messages = parse_sse(text)
+            for message in messages:
+                data = json.loads(message.data)
+                self.assert_valid(media_pointer + "/x-sse-data-schema", data, f"{what} SSE")
+                assert message.id == str(data["version"]), f"{what}: id is not the version"
+                assert message.event == data["type"], f"{what}: event is not the type"
+            return messages
+        raise AssertionError(f"{what}: no checker for {media_type}")
+
+    def _assert_code_documented(
+        self, op: Mapping[str, Any], response: Mapping[str, Any], code: str, what: str
+    ) -> None:
+        docs = op.get("description", "") + response.get("description", "")
+        assert f"`{code}`" in docs, f"{what}: error code {code!r} is not documented"
+
+
+@dataclass
+class SseMessage:
+    id: str | None
+    event: str | None
+    data: str
+
+
+def parse_sse(text: str) -> list[SseMessage]:
+    """The messages of an event stream; comments and ``retry:`` blocks are not messages."""
+    assert text.startswith("retry: "), "the stream should open with a retry hint"
+    messages: list[SseMessage] = []
+    for block in text.split("\n\n"):
+        fields: dict[str, list[str]] = {}
+        for line in block.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            fields.setdefault(name, []).append(value.removeprefix(" "))
+        assert set(fields) <= {"id", "event", "data", "retry"}, f"unknown SSE fields {fields}"
+        if "data" in fields:
+            messages.append(
+                SseMessage(
+                    id=fields.get("id", [None])[-1],
+                    event=fields.get("event", [None])[-1],
+                    data="\n".join(fields["data"]),
+                )
+            )
+    return messages
+
+
+@dataclass
+class Answer:
+    status: int
+    body: Any
+    headers: Mapping[str, str]
+
+    @property
+    def code(self) -> str | None:
+        if isinstance(self.body, dict) and isinstance(self.body.get("error"), dict):
+            return str(self.body["error"]["code"])
+        return None
+
+
+_NO_BODY = object()
+
+
+@dataclass
+class CheckedClient:
+    """A Flask test client whose every answer is checked against the spec."""
+
+    app: Flask
+    spec: OpenApi
+    seen: set[tuple[str, str, int]] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.client = self.app.test_client()
+        self.adapter: MapAdapter = self.app.url_map.bind("localhost")
+
+    def template(self, method: str, path: str) -> str:
+        rule, _ = self.adapter.match(urlsplit(path).path, method=method, return_rule=True)
+        return flask_template(rule.rule)
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        json_body: Any = _NO_BODY,
+        data: str | bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        expect: int | None = None,
+        code: str | None = None,
+    ) -> Answer:
+        sent = dict(headers or {})
+        if token is not None:
+            sent["Authorization"] = f"Bearer {token}"
+        kwargs: dict[str, Any] = {"headers": sent}
+        if json_body is not _NO_BODY:
+            kwargs["json"] = json_body
+        elif data is not None:
+            kwargs["data"] = data
+        response = self.client.open(path, method=method, **kwargs)
+        template = self.template(method, path)
+        parsed = self.spec.check_response(
+            method, template, response.status_code, response.headers, response.get_data()
+        )
+        answer = Answer(response.status_code, parsed, response.headers)
+        self.seen.add((method.lower(), template, response.status_code))
+        if json_body is not _NO_BODY:
+            self._check_request(method, template, json_body, answer)
+        where = f"{method} {path}"
+        if expect is not None:
+            assert answer.status == expect, f"{where}: {answer.status} {answer.body}"
+        if code is not None:
+            assert answer.code == code, f"{where}: {answer.status} {answer.body}"
+        return answer
+
+    def _check_request(self, method: str, template: str, body: Any, answer: Answer) -> None:
+        errors = self.spec.request_errors(method, template, body)
+        if answer.status in BODY_ACCEPTED:
+            assert not errors, f"the server took a body the spec refuses: {body}: {errors}"
+        if answer.status == 400 and answer.code in SCHEMA_REFUSALS:
+            assert errors, f"the spec takes a body the server refuses ({answer.code}): {body}"
+
+    def get(self, path: str, **kwargs: Any) -> Answer:
+        return self.call("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> Answer:
+        return self.call("POST", path, **kwargs)
+
+
+# ----- fixtures ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def spec() -> OpenApi:
+    return OpenApi.load()
+
+
+@pytest.fixture
+def api(redis_url: str, spec: OpenApi) -> CheckedClient:
+    """The real app on the test session's private Redis, every answer checked."""
+    return CheckedClient(create_app(Settings(redis_url=redis_url, organizer_token=ORGANIZER)), spec)
+
+
+def documented_operations(spec: OpenApi) -> set[tuple[str, str]]:
+    return {
+        (method, path)
+        for path, item in spec.doc["paths"].items()
+        for method in item
+        if method in HTTP_METHODS
+    }
+
+
+def create_game(api: CheckedClient, **extra: Any) -> tuple[str, list[str]]:
+    body = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}], **extra}
+    created = api.post("/v1/games", json_body=body, expect=201).body
+    assert api.call("GET", f"/v1/games/{created['id']}", expect=200).body["version"] == 1
+    return created["id"], [seat["token"] for seat in created["seats"]]
+
+
+def post_action(
+    api: CheckedClient, game_id: str, token: str, action: Any, version: int, command_id: str
+) -> Answer:
+    body = {"action": action, "expected_version": version, "command_id": command_id}
+    return api.post(f"/v1/games/{game_id}/actions", token=token, json_body=body)
+
+
+# ----- the document --------------------------------------------------------------------------
+
+
+def test_every_route_of_the_app_is_documented_and_nothing_else(redis_url: str, spec: OpenApi):
+    app = create_app(Settings(redis_url=redis_url, bench_routes=True))
+    routes: set[tuple[str, str]] = set()
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static" or rule.rule.startswith("/bench/"):
+            continue
+        for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}:
+            routes.add((method.lower(), flask_template(rule.rule)))
+    assert len(routes) == 10
+    documented = documented_operations(spec)
+    assert routes - documented == set(), "routes missing from openapi.yaml"
+    assert documented - routes == set(), "openapi.yaml documents routes the app lacks"
+    assert not any(path.startswith("/bench") for path in spec.doc["paths"])
+
+
+def _walk(node: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    yield pointer, node
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _walk(value, pointer + _pointer(str(key)))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk(value, pointer + _pointer(str(index)))
+
+
+def test_the_document_is_sound_openapi_3_1(spec: OpenApi):
+    doc = spec.doc
+    assert doc["openapi"] == "3.1.0"
+    assert isinstance(doc["info"]["title"], str) and isinstance(doc["info"]["version"], str)
+    schemes = doc["components"]["securitySchemes"]
+    assert schemes["bearerAuth"] == {**schemes["bearerAuth"], "type": "http", "scheme": "bearer"}
+
+    refs = 0
+    for pointer, node in _walk(doc):
+        if isinstance(node, dict) and "$ref" in node:
+            refs += 1
+            ref = node["$ref"]
+            assert isinstance(ref, str) and ref.startswith("#/"), f"{pointer}: $ref {ref!r}"
+            try:
+                spec.at(ref[1:])
+            except (KeyError, IndexError, ValueError):
+                pytest.fail(f"{pointer}: $ref {ref} resolves to nothing")
+    assert refs > 50
+
+    for name, schema in doc["components"]["schemas"].items():
+        Draft202012Validator.check_schema(schema)
+        assert "description" in schema or "type" in schema or "oneOf" in schema, name
+
+    operation_ids: list[str] = []
+    for path, item in doc["paths"].items():
+        assert path.startswith("/v1/"), path
+        path_params = {p for p in re.findall(r"{([^}]+)}", path)}
+        shared = [spec.deref(p, "")[0] for p in item.get("parameters", [])]
+        for method in (m for m in item if m in HTTP_METHODS):
+            op = item[method]
+            where = f"{method.upper()} {path}"
+            operation_ids.append(op["operationId"])
+            assert op.get("summary") and op.get("description"), f"{where}: summary, description"
+            assert op.get("responses"), f"{where}: no responses"
+            for status, raw in op["responses"].items():
+                assert isinstance(status, str) and re.fullmatch(r"[1-5][0-9]{2}", status), (
+                    f"{where}: response key {status!r} (quote status codes in YAML)"
+                )
+                response, _ = spec.deref(raw, "")
+                assert response.get("description"), f"{where} {status}: no description"
+                if int(status) >= 400:
+                    schema = response["content"]["application/json"]["schema"]
+                    assert schema == {"$ref": "#/components/schemas/Error"}, f"{where} {status}"
+            for status in ("500", "503"):
+                assert status in op["responses"], f"{where}: {status} is not documented"
+            params = shared + [spec.deref(p, "")[0] for p in op.get("parameters", [])]
+            declared = {p["name"] for p in params if p["in"] == "path"}
+            assert declared == path_params, f"{where}: path parameters {declared}"
+            assert all(p["required"] for p in params if p["in"] == "path"), where
+            for requirement in op.get("security", doc.get("security", [])):
+                assert set(requirement) <= set(schemes), f"{where}: unknown security scheme"
+    assert len(operation_ids) == len(set(operation_ids)), "operationIds must be unique"
+
+
+def test_every_example_fits_its_schema(spec: OpenApi):
+    checked = 0
+    for pointer, node in _walk(spec.doc):
+        if not (isinstance(node, dict) and "schema" in node):
+            continue
+        schema = node["schema"]
+        if "example" in node and isinstance(schema, dict) and schema.get("type") != "string":
+            spec.assert_valid(pointer + "/schema", node["example"], pointer)
+            checked += 1
+        for name, example in node.get("examples", {}).items():
+            spec.assert_valid(pointer + "/schema", example["value"], f"{pointer} {name}")
+            checked += 1
+    for name, schema in spec.doc["components"]["schemas"].items():
+        if "example" in schema:
+            pointer = _pointer("components", "schemas", name)
+            spec.assert_valid(pointer, schema["example"], pointer)
+            checked += 1
+    assert checked >= 15
+
+
+_RAISERS = (
+    r"ApiError\(\s*\d+,|bad_request\(|unauthorized\(|forbidden\(|not_found\("
+    r"|IllegalAction\(|MalformedAction\(|NotAllowed\(|InvalidSetup\("
+)
+
+
+def test_every_error_code_in_the_code_is_documented(spec: OpenApi):
+    root = SPEC_PATH.parent
+    sources = [*root.glob("service/**/*.py"), *root.glob("domain/**/*.py")]
+    codes = {"version_conflict"}  # conflict() fixes its code inside
+    for source in sources:
+        text = source.read_text(encoding="utf-8")
+        codes |= set(re.findall(rf"(?:{_RAISERS})\s*\"([a-z_]+)\"", text))
+    assert {"store_unavailable", "internal_error", "not_your_turn", "no_such_tile"} <= codes
+    text = SPEC_PATH.read_text(encoding="utf-8")
+    undocumented = sorted(code for code in codes if f"`{code}`" not in text)
+    assert undocumented == [], "error codes missing from openapi.yaml"
+
+
+def test_the_error_schema_is_the_one_the_app_gives(spec: OpenApi):
+    error_pointer = _pointer("components", "schemas", "Error")
+    assert spec.errors(error_pointer, {"error": {"code": "x_y", "message": "m"}}) == []
+    assert spec.errors(error_pointer, {"error": {"code": "x_y"}})
+    assert spec.errors(error_pointer, {"error": {"code": "x", "message": "m"}, "extra": 1})
+
+
+# ----- a whole game --------------------------------------------------------------------------
+
+
+def play_game(api: CheckedClient, seed: int) -> set[str]:
+    """Play one 2-player Arktia game from ``legal-actions`` only; return the pending kinds."""
+    choose = random.Random(seed)  # picks the actions: the game depends on nothing else
+    rng = random.Random(-seed)  # picks viewers and versions to look at
+    game_id, tokens = create_game(api)
+    base = f"/v1/games/{game_id}"
+    pending_kinds: set[str] = set()
+    moves = 0
+    while True:
+        viewer = rng.choice([None, 0, 1])
+        view = api.get(base, token=None if viewer is None else tokens[viewer], expect=200).body
+        assert view["viewer"] == viewer
+        if view["pending"] is not None:
+            pending_kinds.add(view["pending"]["type"])
+        if view["status"] == "over":
+            break
+        [seat] = view["to_act"]
+        other = 1 - seat
+        legal = api.get(f"{base}/legal-actions", token=tokens[seat], expect=200).body
+        idle = api.get(f"{base}/legal-actions", token=tokens[other], expect=200).body
+        assert legal["version"] == view["version"] and legal["actions"] and not idle["actions"]
+        action = choose.choice(legal["actions"])
+        accepted = post_action(
+            api, game_id, tokens[seat], action, legal["version"], f"{seed}-{moves}"
+        )
+        assert accepted.status == 201, accepted.body
+        assert accepted.body["events"][0]["data"] == {"action": action}
+        if accepted.body["events"][-1]["type"] != "seed_revealed":
+            assert all("hash" not in e for e in accepted.body["events"])
+        moves += 1
+        if moves % 7 == 0:
+            version = rng.randint(1, accepted.body["version"])
+            old = api.get(f"{base}/state?version={version}", token=tokens[seat], expect=200)
+            assert old.body["version"] == version
+            page = api.get(f"{base}/events?after={version - 1}&limit=5", expect=200).body
+            assert page["events"][0]["version"] == version
+            api.get("/v1/games?limit=3", expect=200)
+    assert moves > 10
+
+    final = view["version"]
+    assert view["outcome"] is not None and view["seed"] is not None
+    assert hashlib.sha256(bytes.fromhex(view["seed"])).hexdigest() == view["seed_commitment"]
+    for version in (1, final - 2, final - 1, final):
+        api.get(f"{base}/state?version={version}", expect=200)
+    for token in tokens:
+        assert api.get(f"{base}/legal-actions", token=token, expect=200).body["actions"] == []
+    api.get(base, token=ORGANIZER, expect=200)
+
+    events = api.get(f"{base}/events", expect=200).body["events"]
+    assert [e["version"] for e in events] == list(range(1, final + 1))
+    assert all("hash" in e and "prev_hash" in e for e in events)
+    lines = api.get(f"{base}/export", expect=200).body
+    assert lines == events
+    messages = api.get(f"{base}/events/stream", expect=200).body
+    assert [json.loads(m.data) for m in messages] == events
+    resumed = api.get(
+        f"{base}/events/stream", headers={"Last-Event-ID": str(final - 3)}, expect=200
+    ).body
+    assert [m.id for m in resumed] == [str(v) for v in range(final - 2, final + 1)]
+    after = api.get(f"{base}/events/stream?after={final - 1}", token=tokens[0], expect=200)
+    assert [m.event for m in after.body] == ["seed_revealed"]
+    return pending_kinds
+
+
+def test_a_whole_game_answers_as_documented(api: CheckedClient):
+    api.get("/v1/health", expect=200)
+    assert api.get("/v1/games", expect=200).body["total"] == 0
+    pending_kinds: set[str] = set()
+    games = 0
+    for seed in range(4, 14):  # seed 4 reaches both a tie and a melt
+        pending_kinds |= play_game(api, seed)
+        games += 1
+        if pending_kinds == {"keep_group", "melt"}:
+            break
+    assert pending_kinds == {"keep_group", "melt"}, "no game reached both pending decisions"
+    listed = api.get("/v1/games", expect=200).body
+    assert listed["total"] == games and {g["status"] for g in listed["games"]} == {"over"}
+
+
+# ----- every documented refusal --------------------------------------------------------------
+
+
+def test_every_documented_status_is_given_and_fits(api: CheckedClient, spec: OpenApi):
+    game_id, (t0, t1) = create_game(api)
+    base = f"/v1/games/{game_id}"
+    actions = f"{base}/actions"
+    _, (other_token, _) = create_game(api)
+
+    # POST /v1/games
+    create = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
+    seed = bytes(range(32)).hex()
+    api.post("/v1/games", data="{", expect=400, code="malformed_json")
+    api.post("/v1/games", json_body=[create], expect=400, code="invalid_body")
+    api.post("/v1/games", json_body={**create, "colour": "red"}, expect=400, code="invalid_body")
+    api.post("/v1/games", json_body={**create, "game": "chess"}, expect=400, code="invalid_body")
+    solo = {**create, "players": [{"name": "Ada"}]}
+    api.post("/v1/games", json_body=solo, expect=400, code="player_count")
+    bot = {**create, "players": [{"name": "Ada", "bot": "strong"}, {"name": "Bo"}]}
+    api.post("/v1/games", json_body=bot, expect=400, code="invalid_body")
+    unknown_option = {**create, "options": {"dice": 2}}
+    api.post("/v1/games", json_body=unknown_option, expect=400, code="unknown_option")
+    bad_limit = {**create, "options": {"turn_limit": 0}}
+    api.post("/v1/games", json_body=bad_limit, expect=400, code="invalid_option")
+    api.post("/v1/games", json_body={**create, "seed": seed}, expect=401, code="missing_token")
+    api.post("/v1/games", token="nope", json_body=create, expect=401, code="unknown_token")
+    api.post(
+        "/v1/games", json_body={**create, "seed": seed}, token=t0, expect=403, code="organizer_only"
+    )
+    api.post("/v1/games", data="x" * 70_000, expect=413, code="body_too_large")
+    seeded = api.post(
+        "/v1/games", json_body={**create, "seed": seed}, token=ORGANIZER, expect=201
+    ).body
+    assert seeded["seed_commitment"] == hashlib.sha256(bytes(range(32))).hexdigest()
+    assert api.get(f"/v1/games/{seeded['id']}", expect=200).body["seed"] is None
+
+    # GET /v1/games
+    api.get("/v1/games?limit=0", expect=400, code="invalid_query")
+    api.get("/v1/games?offset=-1", expect=400, code="invalid_query")
+    assert len(api.get("/v1/games?offset=1&limit=1", expect=200).body["games"]) == 1
+
+    # GET /v1/games/{game_id}
+    api.get(base, headers={"Authorization": "Basic abc"}, expect=401, code="invalid_authorization")
+    api.get(base, token=f"{game_id}.0.forged", expect=401, code="unknown_token")
+    api.get("/v1/games/0123456789abcdef", expect=404, code="game_not_found")
+    api.get(base, token=other_token, expect=403, code="not_a_seat")
+
+    # GET /v1/games/{game_id}/state
+    api.get(f"{base}/state", expect=400, code="invalid_query")
+    api.get(f"{base}/state?version=0", expect=400, code="invalid_query")
+    api.get(f"{base}/state?version=1", token="nope", expect=401, code="unknown_token")
+    api.get("/v1/games/nope/state?version=1", expect=404, code="game_not_found")
+    api.get(f"{base}/state?version=1", token=other_token, expect=403, code="not_a_seat")
+    api.get(f"{base}/state?version=2", expect=404, code="version_not_found")
+    api.get(f"{base}/state?version=1", token=t1, expect=200)
+
+    # GET /v1/games/{game_id}/legal-actions
+    api.get(f"{base}/legal-actions", expect=401, code="missing_token")
+    api.get(f"{base}/legal-actions", token="nope", expect=401, code="unknown_token")
+    api.get("/v1/games/nope/legal-actions", token=t0, expect=404, code="game_not_found")
+    api.get(f"{base}/legal-actions", token=ORGANIZER, expect=403, code="not_a_seat")
+    api.get(f"{base}/legal-actions", token=other_token, expect=403, code="not_a_seat")
+    legal = api.get(f"{base}/legal-actions", token=t0, expect=200).body
+    first = legal["actions"][0]
+
+    # POST /v1/games/{game_id}/actions, in the order of the checks
+    good = {"action": first, "expected_version": 1, "command_id": "one"}
+    api.post(actions, json_body=good, expect=401, code="missing_token")
+    api.post(actions, token="nope", json_body=good, expect=401, code="unknown_token")
+    api.post("/v1/games/nope/actions", token=t0, json_body=good, expect=404, code="game_not_found")
+    api.post(actions, data="{", expect=401, code="missing_token")  # 401 before 400
+    api.post("/v1/games/nope/actions", data="{", expect=401, code="missing_token")
+    api.post("/v1/games/nope/actions", token=t0, data="{", expect=404, code="game_not_found")
+    api.post(actions, token=t0, data="x" * 70_000, expect=413, code="body_too_large")
+    api.post(actions, token=t0, data="", expect=400, code="malformed_json")
+    api.post(actions, token=t0, data="{", expect=400, code="malformed_json")
+    refusals: list[tuple[Any, str]] = [
+        ([good], "invalid_body"),
+        ({k: v for k, v in good.items() if k != "expected_version"}, "invalid_body"),
+        ({**good, "expected_version": "1"}, "invalid_body"),
+        ({**good, "expected_version": True}, "invalid_body"),
+        ({**good, "command_id": ""}, "invalid_body"),
+        ({**good, "extra": 1}, "invalid_body"),
+        ({**good, "action": {"size": "G", "tile": [0, 0]}}, "invalid_body"),
+        ({**good, "action": {"type": "fly"}}, "unknown_action_type"),
+        ({**good, "action": {**first, "colour": 0}}, "unexpected_field"),
+        ({**good, "action": {"type": "place", "size": "G"}}, "missing_field"),
+        ({**good, "action": {**first, "size": "X"}}, "invalid_field"),
+        ({**good, "action": {**first, "tile": [0, 0, 0]}}, "invalid_field"),
+        (
+            {**good, "action": {"type": "move", "from": [0, 0], "unit": "up", "to": [1, 0]}},
+            "invalid_field",
+        ),
+        (
+            {**good, "action": {"type": "keep_group", "colour": "red", "tile": [0, 0]}},
+            "invalid_field",
+        ),
+    ]
+    for body, code in refusals:
+        api.post(actions, token=t0, json_body=body, expect=400, code=code)
+    api.post(
+        actions,
+        token=t0,
+        json_body={**good, "expected_version": 2},
+        expect=409,
+        code="version_conflict",
+    )
+    api.post(actions, token=t1, json_body=good, expect=403, code="not_your_turn")
+    api.post(actions, token=ORGANIZER, json_body=good, expect=403, code="not_a_seat")
+    api.post(actions, token=other_token, json_body=good, expect=403, code="not_a_seat")
+    far = {**good, "action": {"type": "place", "size": "G", "tile": [50, 50]}}
+    api.post(actions, token=t0, json_body=far, expect=422, code="no_such_tile")
+    early = {**good, "action": {"type": "retire"}}
+    api.post(actions, token=t0, json_body=early, expect=422, code="opening")
+    melt = {**good, "action": {"type": "melt", "tile": [0, 0]}}
+    api.post(actions, token=t0, json_body=melt, expect=422, code="no_pending_decision")
+    accepted = api.post(actions, token=t0, json_body=good, expect=201).body
+    again = api.post(actions, token=t0, json_body={**good, "expected_version": 9}, expect=201)
+    assert again.body == accepted, "a repeated command_id returns the first answer"
+    api.post(
+        actions,
+        token=t0,
+        json_body={**good, "command_id": "two"},
+        expect=409,
+        code="version_conflict",
+    )
+
+    # GET /v1/games/{game_id}/events
+    api.get(f"{base}/events?after=x", expect=400, code="invalid_query")
+    api.get(f"{base}/events?limit=10001", expect=400, code="invalid_query")
+    api.get(f"{base}/events", token="nope", expect=401, code="unknown_token")
+    api.get("/v1/games/nope/events", expect=404, code="game_not_found")
+    api.get(f"{base}/events", token=other_token, expect=403, code="not_a_seat")
+    page = api.get(f"{base}/events?after=1", token=t1, expect=200).body
+    assert [e["version"] for e in page["events"]] == [2] and "hash" not in page["events"][0]
+
+    # a game that ends at once (turn_limit 1): its stream and export are open to all
+    done_id, (d0, _) = create_game(api, options={"turn_limit": 1})
+    done = f"/v1/games/{done_id}"
+    legal = api.get(f"{done}/legal-actions", token=d0, expect=200).body
+    post_action(api, done_id, d0, legal["actions"][0], 1, "only")
+    over = post_action(api, done_id, d0, legal["actions"][0], 4, "later")
+    assert (over.status, over.code) == (403, "game_over")
+
+    # GET /v1/games/{game_id}/events/stream
+    api.get(f"{done}/events/stream", token="nope", expect=401, code="unknown_token")
+    api.get("/v1/games/nope/events/stream", expect=404, code="game_not_found")
+    api.get(f"{done}/events/stream", token=other_token, expect=403, code="not_a_seat")
+    api.get(f"{done}/events/stream?after=-1", expect=400, code="invalid_query")
+    streamed = api.get(f"{done}/events/stream", expect=200).body
+    assert [m.event for m in streamed] == ["game_created", "place", "game_over", "seed_revealed"]
+
+    # GET /v1/games/{game_id}/export
+    api.get(f"{base}/export", expect=401, code="missing_token")
+    api.get(f"{base}/export", token="nope", expect=401, code="unknown_token")
+    api.get(f"{base}/export", token=t0, expect=403, code="organizer_only")
+    api.get("/v1/games/nope/export", token=ORGANIZER, expect=404, code="game_not_found")
+    unmasked = api.get(f"{base}/export", token=ORGANIZER, expect=200).body
+    assert [line["version"] for line in unmasked] == [1, 2] and "hash" in unmasked[1]
+    assert len(api.get(f"{done}/export", token=other_token, expect=200).body) == 4
+
+    api.get("/v1/health", expect=200)
+
+    # every documented status but 500 and 503 was seen, and nothing else
+    expected = {
+        (method, path, int(status))
+        for method, path in documented_operations(spec)
+        for status in spec.doc["paths"][path][method]["responses"]
+        if status not in NOT_SCRIPTABLE
+    }
+    assert expected - api.seen == set(), "documented statuses this test never provoked"
+    assert api.seen - expected == set()
+
+
+def test_a_dead_store_is_503_on_every_route(spec: OpenApi):
+    dead = create_app(Settings(redis_url=f"redis://127.0.0.1:{free_tcp_port()}/0"))
+    api = CheckedClient(dead, spec)
+    forged = "0123456789abcdef.0.secret"
+    base = "/v1/games/0123456789abcdef"
+    body = {"action": {"type": "retire"}, "expected_version": 1, "command_id": "c"}
+    game = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
+    calls: list[tuple[str, str, dict[str, Any]]] = [
+        ("POST", "/v1/games", {"json_body": game}),
+        ("GET", "/v1/games", {}),
+        ("GET", base, {}),
+        ("GET", f"{base}/state?version=1", {}),
+        ("GET", f"{base}/legal-actions", {"token": forged}),
+        ("POST", f"{base}/actions", {"token": forged, "json_body": body}),
+        ("GET", f"{base}/events", {}),
+        ("GET", f"{base}/events/stream", {}),
+        ("GET", f"{base}/export", {}),
+        ("GET", "/v1/health", {}),
+    ]
+    for method, path, kwargs in calls:
+        answer = api.call(method, path, expect=503, code="store_unavailable", **kwargs)
+        assert answer.headers["Retry-After"].isdigit()
+    assert {(m, p) for m, p, _ in api.seen} == documented_operations(spec)
