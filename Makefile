@@ -6,6 +6,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
+# e.g. make bench BENCH_ARGS=--quick (python -m bench --help lists the knobs)
+BENCH_ARGS ?=
 
 # Lint only the source trees that exist yet (ruff fails on missing paths).
 LINT_PATHS := $(wildcard domain service replay bench tests)
@@ -35,7 +37,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .floe-data

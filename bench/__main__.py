@@ -60,13 +60,19 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "--duration",
         type=float,
         default=None,
-        help="(a) seconds measured per phase (env BENCH_DURATION; 8, quick 3)",
+        help="(a) seconds measured per load and fsync policy (env BENCH_DURATION; 8, quick 3)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=None,
+        help="(a) windows the duration is split into, alternating loads (4, quick 2)",
     )
     parser.add_argument(
         "--warmup",
         type=float,
         default=None,
-        help="(a) unmeasured seconds before each phase (1, quick 0.5)",
+        help="(a) unmeasured seconds before each window (0.5)",
     )
     parser.add_argument(
         "--script-length",
@@ -110,8 +116,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     quick = args.quick
     if args.duration is None:
         args.duration = float(_env("BENCH_DURATION", "3" if quick else "8"))
+    if args.rounds is None:
+        args.rounds = 2 if quick else 4
     if args.warmup is None:
-        args.warmup = 0.5 if quick else 1.0
+        args.warmup = 0.5
     if args.samples is None:
         args.samples = 100 if quick else 200
     if args.versions is None:
@@ -119,7 +127,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     if args.fold_events is None:
         args.fold_events = 2000 if quick else 5000
     if args.script_length is None:
-        args.script_length = 150 if quick else 400
+        args.script_length = 120 if quick else 250
     return args
 
 
@@ -185,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     report,
                     scripts=scripts,
                     duration=args.duration,
+                    rounds=args.rounds,
                     warmup=args.warmup,
                     fsync_policies=args.fsync,
                     legal_get=args.legal_get,

@@ -129,10 +129,17 @@ def stream_events(game_id: str) -> Response:
     last_id = request.headers.get("Last-Event-ID", "")
     after = int(last_id) if last_id.isdigit() else _int_arg("after", 0)
     settings = current_app.config["FLOE_SETTINGS"]
-    over = service.latest(game_id).over
+    latest = service.latest(game_id)
+    if latest.over and after >= latest.version:  # nothing more will ever come
+        return Response("retry: 2000\n\n", mimetype="text/event-stream")
     return Response(
         _sse(
-            service, game_id, after, over, settings.sse_max_seconds, settings.sse_heartbeat_seconds
+            service,
+            game_id,
+            after,
+            latest.over,
+            settings.sse_max_seconds,
+            settings.sse_heartbeat_seconds,
         ),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},

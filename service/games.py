@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 import secrets
 import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -37,10 +36,9 @@ from service import tokens
 from service.clock import Clock
 from service.errors import ApiError, bad_request, conflict, forbidden, not_found, unauthorized
 from service.schemas import parse_post_action
+from service.state_cache import Head, StateCache
 from service.store import Appended, Conflict, Duplicate, EventStore
 from service.views import SPECTATOR, Viewer, event_view, game_view
-
-SNAPSHOT_EVERY = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +57,6 @@ class GameMeta:
 
     def seats_json(self) -> list[dict[str, Any]]:
         return [s.to_json() for s in self.seats]
-
-
-@dataclass(slots=True)
-class _Cached:
-    latest: GameState[Any]
-    snapshots: dict[int, GameState[Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +81,7 @@ class GameService:
         self._organizer_token = organizer_token
         self._cache_size = cache_size
         self._meta: dict[str, GameMeta] = {}
-        self._states: OrderedDict[str, _Cached] = OrderedDict()
+        self._cache = StateCache(cache_size)
         self._lock = threading.Lock()
 
     # ----- who is asking ------------------------------------------------------------------
@@ -186,7 +178,7 @@ class GameService:
             "status": play.status(rules, state),
         }
         self._store.create(first, seed_hex=seed.hex(), meta=meta, created_ms=_millis(at))
-        self._remember(game_id, state)
+        self._cache.advance(game_id, Head(state, first.hash))
         return {
             "id": game_id,
             "game": game,
@@ -204,19 +196,24 @@ class GameService:
         return meta
 
     def latest(self, game_id: str) -> GameState[Any]:
-        """The game's newest state: the cached one caught up with whatever was appended."""
+        """The game's newest state: the cached head caught up with whatever was appended."""
+        return self._head(game_id).state
+
+    def _head(self, game_id: str) -> Head:
         meta = self.meta(game_id)
-        with self._lock:
-            cached = self._states.get(game_id)
-        after = cached.latest.version if cached else 0
-        new_events = self._store.read(game_id, after=after)
-        if cached is None:
-            return self._remember(game_id, self._fold(meta, new_events, cache=True))
-        state = cached.latest
-        for stored in new_events:
+        cached = self._cache.head(game_id)
+        new_events = self._store.read(game_id, after=cached.state.version if cached else 0)
+        if not new_events:
+            if cached is None:
+                raise not_found("game_not_found", f"no game {game_id!r}")
+            return cached
+        state = cached.state if cached else self._fold(meta, new_events[:1])
+        for stored in new_events if cached else new_events[1:]:
             state = play.apply(meta.rules, state, stored.event)
-            self._snapshot(game_id, state)
-        return self._remember(game_id, state) if new_events else state
+            self._cache.snapshot(state)
+        head = Head(state, new_events[-1].hash)
+        self._cache.advance(game_id, head)
+        return head
 
     def state_at(self, game_id: str, version: int) -> GameState[Any]:
         """The state at an earlier version, folded from the nearest snapshot below it."""
@@ -226,22 +223,26 @@ class GameService:
         if version == latest.version:
             return latest
         meta = self.meta(game_id)
-        with self._lock:
-            cached = self._states.get(game_id)
-            below = [v for v in (cached.snapshots if cached else {}) if v <= version]
-            base = cached.snapshots[max(below)] if cached and below else None
+        base = self._cache.nearest(game_id, version)
         if base is None:
-            return self._fold(meta, self._store.read(game_id, upto=version), cache=True)
+            events = self._store.read(game_id, upto=version)
+            base, rest = self._fold(meta, events[:1]), events[1:]
+        else:
+            rest = self._store.read(game_id, after=base.version, upto=version)
         state = base
-        for stored in self._store.read(game_id, after=base.version, upto=version):
+        for stored in rest:
             state = play.apply(meta.rules, state, stored.event)
+            self._cache.snapshot(state)
         return state
 
     def view(self, game_id: str, viewer: Viewer, version: int | None = None) -> dict[str, Any]:
         meta = self.meta(game_id)
         seat = self.check_reader(viewer, game_id)
-        state = self.latest(game_id) if version is None else self.state_at(game_id, version)
-        return game_view(meta.rules, state, seat, seats=meta.seats_json())
+        latest = self.latest(game_id)
+        state = latest if version is None else self.state_at(game_id, version)
+        return game_view(
+            meta.rules, state, seat, seats=meta.seats_json(), revealed_seed=latest.seed
+        )
 
     def legal_actions(self, game_id: str, viewer: Viewer) -> dict[str, Any]:
         self.require_token(viewer)
@@ -296,21 +297,34 @@ class GameService:
     # ----- playing ------------------------------------------------------------------------
 
     def play(self, game_id: str, viewer: Viewer, body: Any) -> dict[str, Any]:
-        """Post one action. Checks run in the order DESIGN.md fixes: 401 404 400 409 403 422."""
+        """Post one action. Checks run in the order DESIGN.md fixes: 401 404 400 409 403 422.
+
+        A command whose id this seat already had accepted gets the first answer instead of
+        any refusal (the append script catches a repeat that would otherwise succeed), so
+        the accepted path costs no extra round trip.
+        """
         self.require_token(viewer)
         meta = self.meta(game_id)
         seat = viewer.seat_in(game_id)
-        command_id = body.get("command_id") if isinstance(body, dict) else None
-        if seat is not None and isinstance(command_id, str):
-            record = self._store.command(game_id, _command_key(seat, command_id))
-            if record is not None:
-                return self._replay(game_id, record)
+        try:
+            return self._play(meta, seat, body)
+        except ApiError:
+            command_id = body.get("command_id") if isinstance(body, dict) else None
+            if seat is not None and isinstance(command_id, str):
+                record = self._store.command(game_id, _command_key(seat, command_id))
+                if record is not None:
+                    return self._replay(game_id, record)
+            raise
+
+    def _play(self, meta: GameMeta, seat: int | None, body: Any) -> dict[str, Any]:
+        game_id = meta.game_id
         request = parse_post_action(body)
         try:
             action = meta.rules.parse_action(request.action)
         except GameError as error:
             raise ApiError.from_game_error(error) from error
-        state = self.latest(game_id)
+        head = self._head(game_id)
+        state = head.state
         if request.expected_version != state.version:
             raise conflict(state.version, request.expected_version)
         if seat is None:
@@ -321,12 +335,11 @@ class GameService:
             raise ApiError.from_game_error(error) from error
         if events[-1].type == GAME_OVER:
             events.append(Event(SEED_REVEALED, SYSTEM, {"seed": self._store.seed(game_id)}))
-        head = self._store.read(game_id, after=state.version - 1, upto=state.version)[0].hash
         sealed = seal(
             game_id,
             events,
             first_version=state.version + 1,
-            prev_hash=head,
+            prev_hash=head.hash,
             at=self._clock(),
             command_id=request.command_id,
         )
@@ -345,7 +358,8 @@ class GameService:
         if isinstance(result, Conflict):
             raise conflict(result.version, request.expected_version)
         assert isinstance(result, Appended)
-        self._advance(game_id, state, after)
+        self._cache.snapshot(after)
+        self._cache.advance(game_id, Head(after, sealed[-1].hash))
         return {
             "version": after.version,
             "events": [event_view(e, game_over=after.over) for e in sealed],
@@ -383,49 +397,9 @@ class GameService:
             self._meta[game_id] = meta
         return meta
 
-    def _fold(self, meta: GameMeta, events: list[StoredEvent], *, cache: bool) -> GameState[Any]:
-        if not events:
-            raise not_found("game_not_found", f"no game {meta.game_id!r}")
-        state = play.fold(meta.rules, meta.game_id, [events[0].event])
-        for stored in events[1:]:
-            state = play.apply(meta.rules, state, stored.event)
-            if cache:
-                self._snapshot(meta.game_id, state)
-        return state
-
-    def _snapshot(self, game_id: str, state: GameState[Any]) -> None:
-        if state.version % SNAPSHOT_EVERY:
-            return
-        with self._lock:
-            cached = self._states.get(game_id)
-            if cached is not None:
-                cached.snapshots[state.version] = state
-
-    def _remember(self, game_id: str, state: GameState[Any]) -> GameState[Any]:
-        with self._lock:
-            cached = self._states.get(game_id)
-            if cached is None:
-                self._states[game_id] = _Cached(latest=state)
-                while len(self._states) > self._cache_size:
-                    self._states.popitem(last=False)
-            elif state.version > cached.latest.version:
-                cached.latest = state
-            self._states.move_to_end(game_id)
-        return state
-
-    def _advance(self, game_id: str, before: GameState[Any], after: GameState[Any]) -> None:
-        """Cache the state our own append produced, if nobody else moved the game meanwhile."""
-        with self._lock:
-            cached = self._states.get(game_id)
-            fresh = cached is not None and cached.latest.version == before.version
-        if fresh:
-            for version in range(before.version + 1, after.version + 1):
-                if version % SNAPSHOT_EVERY == 0:
-                    break
-            else:
-                self._remember(game_id, after)
-                return
-        self.latest(game_id)
+    def _fold(self, meta: GameMeta, created: list[StoredEvent]) -> GameState[Any]:
+        """The state at version 1 from the ``game_created`` event."""
+        return play.fold(meta.rules, meta.game_id, [created[0].event])
 
 
 def _command_key(seat: int, command_id: str) -> str:

@@ -41,21 +41,30 @@ def event_view(event: StoredEvent, *, game_over: bool) -> JSON:
 
 
 def game_view(
-    rules: Rules[Any], state: GameState[Any], seat: int | None, *, seats: list[JSON]
+    rules: Rules[Any],
+    state: GameState[Any],
+    seat: int | None,
+    *,
+    seats: list[JSON],
+    revealed_seed: str | None = None,
 ) -> JSON:
-    """The game at ``state.version`` as ``seat`` (None: spectator) may see it."""
-    over = state.over
+    """The game at ``state.version`` as ``seat`` (None: spectator) may see it.
+
+    ``revealed_seed`` is set once the game has ended: then every version is public, and an
+    earlier version is shown unmasked, with the seed.
+    """
+    public = state.over or revealed_seed is not None
     return {
         "id": state.game_id,
         "game": state.created.game,
         "version": state.version,
         "status": play.status(rules, state),
         "to_act": list(play.to_act(rules, state)),
-        "pending": None if over else rules.pending(state.board),
-        "state": rules.view(state.board, None if over else seat),
+        "pending": None if state.over else rules.pending(state.board),
+        "state": rules.view(state.board, None if public else seat),
         "outcome": None if state.outcome is None else state.outcome.to_json(),
         "seats": seats,
         "viewer": seat,
         "seed_commitment": state.created.seed_commitment,
-        "seed": state.seed,
+        "seed": state.seed or revealed_seed,
     }

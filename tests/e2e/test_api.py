@@ -356,7 +356,9 @@ def test_state_at_every_version_and_its_bounds(new_game: NewGame, app: Flask) ->
         assert here["version"] == version
         assert fresh.get(f"/v1/games/{game.id}/state?version={version}").get_json() == here
     assert game.get(f"/state?version={final['version']}").get_json() == game.view()
-    assert game.get("/state?version=1").get_json()["outcome"] is None
+    early = game.get("/state?version=1").get_json()
+    assert early["outcome"] is None and early["status"] == "active"
+    assert early["seed"] == final["seed"] is not None  # after the end, every version is public
     assert error_code(game.get("/state?version=0")) == "invalid_query"
     assert error_code(game.get("/state")) == "invalid_query"
     assert error_code(game.get("/state?version=x")) == "invalid_query"

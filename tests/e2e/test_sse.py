@@ -58,6 +58,7 @@ def test_last_event_id_resumes_after_that_version(client: FlaskClient, new_game:
     assert [int(m["id"]) for m in read_stream(client, f"{url}?after={final['version'] - 1}")] == [
         final["version"]
     ]
+    assert read_stream(client, url, {"Last-Event-ID": str(final["version"])}) == []
 
 
 def test_a_live_game_streams_without_hashes_until_the_time_limit(

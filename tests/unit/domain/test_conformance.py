@@ -15,7 +15,7 @@ import pytest
 
 from domain.engine import play
 from domain.engine.canonical import canonical_json
-from domain.engine.types import GAME_OVER, SEED_REVEALED, Event
+from domain.engine.types import GAME_OVER, Event
 from domain.games import GAMES
 from tests.shared_files import conformance_games, read_jsonl
 
