@@ -60,7 +60,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "--duration",
         type=float,
         default=None,
-        help="(a) seconds measured per load and fsync policy (env BENCH_DURATION; 8, quick 3)",
+        help="(a) seconds measured per load and fsync policy (env BENCH_DURATION; 12, quick 3)",
     )
     parser.add_argument(
         "--rounds",
@@ -115,7 +115,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     quick = args.quick
     if args.duration is None:
-        args.duration = float(_env("BENCH_DURATION", "3" if quick else "8"))
+        args.duration = float(_env("BENCH_DURATION", "3" if quick else "12"))
     if args.rounds is None:
         args.rounds = 2 if quick else 4
     if args.warmup is None:
