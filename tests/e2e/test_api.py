@@ -49,7 +49,8 @@ def test_create_returns_seats_with_tokens_and_a_seed_commitment(
     tokens = [s["token"] for s in body["seats"]]
     assert len(set(tokens)) == 2 and all(len(t) > 40 for t in tokens)
     assert len(body["seed_commitment"]) == 64
-    raw = b"".join(v for _, f in redis_client.xrange(events_key(body["id"])) for v in f.values())
+    entries: Any = redis_client.xrange(events_key(body["id"]))
+    raw = b"".join(v for _, fields in entries for v in fields.values())
     assert not any(t.encode() in raw for t in tokens), "tokens never reach the log"
     first = client.get(f"/v1/games/{body['id']}/events").get_json()["events"][0]
     assert first["type"] == "game_created" and first["actor"] == "system"

@@ -275,9 +275,9 @@ class CheckedClient:
         response = self.client.open(path, method=method, **kwargs)
         template = self.template(method, path)
         parsed = self.spec.check_response(
-            method, template, response.status_code, response.headers, response.get_data()
+            method, template, response.status_code, dict(response.headers), response.get_data()
         )
-        answer = Answer(response.status_code, parsed, response.headers)
+        answer = Answer(response.status_code, parsed, dict(response.headers))
         self.seen.add((method.lower(), template, response.status_code))
         if json_body is not _NO_BODY:
             self._check_request(method, template, json_body, answer)
@@ -342,7 +342,7 @@ def post_action(
 # ----- the document --------------------------------------------------------------------------
 
 
-def test_every_route_of_the_app_is_documented_and_nothing_else(redis_url: str, spec: OpenApi):
+def test_every_route_of_the_app_is_documented_and_nothing_else(redis_url: str, spec: OpenApi) -> None:
     app = create_app(Settings(redis_url=redis_url, bench_routes=True))
     routes: set[tuple[str, str]] = set()
     for rule in app.url_map.iter_rules():
@@ -367,7 +367,7 @@ def _walk(node: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
             yield from _walk(value, pointer + _pointer(str(index)))
 
 
-def test_the_document_is_sound_openapi_3_1(spec: OpenApi):
+def test_the_document_is_sound_openapi_3_1(spec: OpenApi) -> None:
     doc = spec.doc
     assert doc["openapi"] == "3.1.0"
     assert isinstance(doc["info"]["title"], str) and isinstance(doc["info"]["version"], str)
@@ -421,7 +421,7 @@ def test_the_document_is_sound_openapi_3_1(spec: OpenApi):
     assert len(operation_ids) == len(set(operation_ids)), "operationIds must be unique"
 
 
-def test_every_example_fits_its_schema(spec: OpenApi):
+def test_every_example_fits_its_schema(spec: OpenApi) -> None:
     checked = 0
     for pointer, node in _walk(spec.doc):
         if not (isinstance(node, dict) and "schema" in node):
@@ -447,7 +447,7 @@ _RAISERS = (
 )
 
 
-def test_every_error_code_in_the_code_is_documented(spec: OpenApi):
+def test_every_error_code_in_the_code_is_documented(spec: OpenApi) -> None:
     root = SPEC_PATH.parent
     sources = [*root.glob("service/**/*.py"), *root.glob("domain/**/*.py")]
     codes = {"version_conflict"}  # conflict() fixes its code inside
@@ -460,7 +460,7 @@ def test_every_error_code_in_the_code_is_documented(spec: OpenApi):
     assert undocumented == [], "error codes missing from openapi.yaml"
 
 
-def test_the_error_schema_is_the_one_the_app_gives(spec: OpenApi):
+def test_the_error_schema_is_the_one_the_app_gives(spec: OpenApi) -> None:
     error_pointer = _pointer("components", "schemas", "Error")
     assert spec.errors(error_pointer, {"error": {"code": "x_y", "message": "m"}}) == []
     assert spec.errors(error_pointer, {"error": {"code": "x_y"}})
@@ -534,7 +534,7 @@ def play_game(api: CheckedClient, seed: int) -> set[str]:
     return pending_kinds
 
 
-def test_a_whole_game_answers_as_documented(api: CheckedClient):
+def test_a_whole_game_answers_as_documented(api: CheckedClient) -> None:
     api.get("/v1/health", expect=200)
     assert api.get("/v1/games", expect=200).body["total"] == 0
     pending_kinds: set[str] = set()
@@ -552,7 +552,7 @@ def test_a_whole_game_answers_as_documented(api: CheckedClient):
 # ----- every documented refusal --------------------------------------------------------------
 
 
-def test_every_documented_status_is_given_and_fits(api: CheckedClient, spec: OpenApi):
+def test_every_documented_status_is_given_and_fits(api: CheckedClient, spec: OpenApi) -> None:
     game_id, (t0, t1) = create_game(api)
     base = f"/v1/games/{game_id}"
     actions = f"{base}/actions"
@@ -723,7 +723,7 @@ def test_every_documented_status_is_given_and_fits(api: CheckedClient, spec: Ope
     assert api.seen - expected == set()
 
 
-def test_a_dead_store_is_503_on_every_route(spec: OpenApi):
+def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
     dead = create_app(Settings(redis_url=f"redis://127.0.0.1:{free_tcp_port()}/0"))
     api = CheckedClient(dead, spec)
     forged = "0123456789abcdef.0.secret"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 import redis
@@ -61,7 +62,8 @@ def test_append_writes_versions_with_entry_ids_that_are_the_versions(
     first = _create(store)
     events = _next(first, "c1", n=2)
     assert store.append(events, command_key="0:c1", command_record={"first": 2}) == Appended(3)
-    ids = [entry_id for entry_id, _ in redis_client.xrange(events_key("g1"))]
+    entries: Any = redis_client.xrange(events_key("g1"))
+    ids = [entry_id for entry_id, _ in entries]
     assert ids == [b"0-1", b"0-2", b"0-3"]
     assert store.read("g1") == [first, *events]
     assert store.read("g1", after=1, upto=2) == events[:1]
