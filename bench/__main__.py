@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench import folding, latency, policy, throughput
-from bench.report import Report, machine, table
+from bench.report import Report, git_state, load_average, machine, table
 from bench.stack import Stack
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -139,6 +139,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"[{time.monotonic() - began:6.1f}s] {message}", file=sys.stderr, flush=True)
 
     report = Report()
+    load_before = load_average()
+    cores = os.cpu_count() or 1
+    if load_before is not None and load_before > 0.25 * cores:
+        log(f"warning: load average {load_before:.2f} on {cores} cores before starting")
     run_a, run_b, run_c = ("a" in args.only), ("b" in args.only), ("c" in args.only)
 
     long_steps: list[policy.Step] = []
@@ -201,13 +205,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
 
     elapsed = time.monotonic() - began
+    load_after = load_average()
     print(table(report.results))
-    print(f"\ntotal {elapsed:.0f}s")
+    print(f"\ntotal {elapsed:.0f}s; load average {load_before} before, {load_after} after")
+    if load_before is not None and load_before > 0.25 * cores:
+        print(f"note: the machine was busy before the run ({cores} cores): numbers are noisy")
     document = {
         "command": " ".join([Path(sys.executable).name, "-m", "bench", *sys.argv[1:]]),
         "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "elapsed_s": elapsed,
-        "machine": machine(),
+        "machine": {**machine(), "loadavg_before": load_before, "loadavg_after": load_after},
+        "code": git_state(str(Path(__file__).resolve().parent.parent)),
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
         "server_command": command,
         "results": [r.to_json() for r in report.results],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import os
 import platform
+import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -87,6 +88,30 @@ def machine() -> dict[str, Any]:
         "python": sys.version.split()[0],
         "platform": platform.platform(),
     }
+
+
+def load_average() -> float | None:
+    """The 1-minute load average: other work on the machine skews every number here."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+def git_state(root: str) -> dict[str, Any]:
+    """Commit and uncommitted files of the code measured (it changes under our feet)."""
+
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(
+                ["git", *args], cwd=root, capture_output=True, text=True, timeout=10, check=False
+            )
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return done.stdout.strip()
+
+    dirty = [line[3:] for line in git("status", "--porcelain").splitlines() if line.strip()]
+    return {"commit": git("rev-parse", "HEAD"), "dirty": dirty}
 
 
 def _fmt(value: float | None) -> str:

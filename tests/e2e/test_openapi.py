@@ -342,7 +342,9 @@ def post_action(
 # ----- the document --------------------------------------------------------------------------
 
 
-def test_every_route_of_the_app_is_documented_and_nothing_else(redis_url: str, spec: OpenApi) -> None:
+def test_every_route_of_the_app_is_documented_and_nothing_else(
+    redis_url: str, spec: OpenApi
+) -> None:
     app = create_app(Settings(redis_url=redis_url, bench_routes=True))
     routes: set[tuple[str, str]] = set()
     for rule in app.url_map.iter_rules():

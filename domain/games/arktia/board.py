@@ -20,11 +20,16 @@ EndReason = Literal["no_action", "cannot_melt", "too_few", "retired", "turn_limi
 
 @dataclass(frozen=True, slots=True)
 class Player:
-    """One seat's holdings: pieces in reserve (by size G, D, T), and points banked so far."""
+    """One seat's holdings: pieces in reserve (by size G, D, T) and what it kept and lost.
+
+    ``kept`` counts pieces of any colour this seat removed (a point each); ``lost`` counts
+    pieces of this seat's colour that anyone removed, so board + reserve + lost is always 9.
+    """
 
     reserve: tuple[int, int, int]
     neutrals: tuple[int, int, int]
     kept: int = 0
+    lost: int = 0
     melted: int = 0
     ended: EndReason | None = None
 
@@ -64,6 +69,7 @@ class ArktiaBoard:
     melt_owed: bool = False
     melt_due: bool = False
     finished: bool = False
+    neutral_lost: int = 0
 
     @property
     def seats(self) -> int:

@@ -264,11 +264,9 @@ def _move(board: ArktiaBoard, action: Move) -> tuple[ArktiaBoard, set[Colour]]:
 
 def _after_action(board: ArktiaBoard, seat: int, colours: set[Colour]) -> ArktiaBoard:
     """Remove the lighter groups of every split colour; ties wait for the active player."""
-    stacks = dict(board.stacks)
-    kept = 0
     ties: list[Tie] = []
     for colour in sorted(colours, key=colour_order):
-        groups = split_groups(stacks, colour)
+        groups = split_groups(board.stacks, colour)
         if len(groups) < 2:
             continue
         heaviest = max(weight for _, weight in groups)
@@ -276,24 +274,23 @@ def _after_action(board: ArktiaBoard, seat: int, colours: set[Colour]) -> Arktia
         if len(tied) > 1:
             ties.append(Tie(colour, tuple(tied)))
         else:
-            kept += _remove_outside(stacks, colour, tied[0])
-    board = _credit(replace(board, stacks=stacks, ties=tuple(ties)), seat, kept=kept)
+            board = _capture(board, seat, colour, tied[0])
+    board = replace(board, ties=tuple(ties))
     return board if ties else _after_removal(board, seat)
 
 
 def _keep(board: ArktiaBoard, seat: int, action: KeepGroup) -> ArktiaBoard:
     tie = board.ties[0]
     group = next(g for g in tie.groups if action.tile in g)
+    return _capture(replace(board, ties=board.ties[1:]), seat, tie.colour, group)
+
+
+def _capture(board: ArktiaBoard, seat: int, colour: Colour, group: frozenset[Hex]) -> ArktiaBoard:
+    """Take every piece of ``colour`` outside ``group`` off the board: ``seat`` keeps them."""
     stacks = dict(board.stacks)
-    kept = _remove_outside(stacks, tie.colour, group)
-    return _credit(replace(board, stacks=stacks, ties=board.ties[1:]), seat, kept=kept)
-
-
-def _remove_outside(stacks: dict[Hex, Stack], colour: Colour, group: frozenset[Hex]) -> int:
-    """Take every piece of ``colour`` outside ``group`` off the board; return how many."""
     removed = 0
-    for tile, stack in list(stacks.items()):
-        if tile in group or colour not in stack.colours:
+    for tile, stack in board.stacks.items():
+        if tile in group or not stack.has(colour):
             continue
         removed += stack.count(colour)
         rest = stack.without(colour)
@@ -301,7 +298,14 @@ def _remove_outside(stacks: dict[Hex, Stack], colour: Colour, group: frozenset[H
             del stacks[tile]
         else:
             stacks[tile] = rest
-    return removed
+    players = list(board.players)
+    players[seat] = replace(players[seat], kept=players[seat].kept + removed)
+    if colour == NEUTRAL:
+        return replace(
+            board, stacks=stacks, players=tuple(players), neutral_lost=board.neutral_lost + removed
+        )
+    players[colour] = replace(players[colour], lost=players[colour].lost + removed)
+    return replace(board, stacks=stacks, players=tuple(players))
 
 
 def _after_removal(board: ArktiaBoard, seat: int) -> ArktiaBoard:
@@ -317,15 +321,12 @@ def _after_removal(board: ArktiaBoard, seat: int) -> ArktiaBoard:
 
 def _melt(board: ArktiaBoard, seat: int, action: Melt) -> ArktiaBoard:
     board = replace(board, tiles=board.tiles - {action.tile}, melt_owed=False)
-    return _credit(board, seat, melted=1)
+    return _credit_melt(board, seat)
 
 
-def _credit(board: ArktiaBoard, seat: int, *, kept: int = 0, melted: int = 0) -> ArktiaBoard:
-    if not kept and not melted:
-        return board
+def _credit_melt(board: ArktiaBoard, seat: int) -> ArktiaBoard:
     players = list(board.players)
-    player = players[seat]
-    players[seat] = replace(player, kept=player.kept + kept, melted=player.melted + melted)
+    players[seat] = replace(players[seat], melted=players[seat].melted + 1)
     return replace(board, players=tuple(players))
 
 

@@ -43,6 +43,7 @@ def board_view(board: ArktiaBoard) -> JSON:
                 "neutral_reserve": dict(zip(SIZES, player.neutrals, strict=True)),
                 "on_board": board.on_board(seat),
                 "kept": player.kept,
+                "lost": player.lost,
                 "melted": player.melted,
                 "score": board.score(seat),
                 "ended": player.ended,
