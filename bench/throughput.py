@@ -16,7 +16,9 @@ What is measured, exactly:
   latency samples but does count against the throughput, which is POSTs per second.
 
 Creating games is never measured; a client whose script runs out or whose game ends creates
-a new game (counted in ``games_created`` so it can be seen to be rare).
+a new game (counted in ``games_created`` so it can be seen to be rare). Each load gets
+``rounds`` windows on fresh connections, alternating which load goes first; CPU seconds of
+gunicorn, Redis, the client and the whole machine are sampled around every window.
 """
 
 from __future__ import annotations
