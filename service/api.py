@@ -13,9 +13,10 @@ from marshmallow import Schema
 from domain.engine.canonical import canonical_json
 from domain.engine.types import GAME_OVER, SEED_REVEALED
 from service import schemas
+from service.access import Viewer
 from service.errors import ApiError, bad_request
 from service.games import GameService, NewPlayer
-from service.views import Viewer, event_view
+from service.views import event_view
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -104,7 +105,7 @@ def get_legal_actions(game_id: str) -> Response:
 def post_action(game_id: str) -> Response:
     viewer = _viewer()
     service = _service()
-    service.require_token(viewer)  # 401, then 404, before the body is even read (400)
+    viewer.require_token()  # 401, then 404, before the body is even read (400)
     service.meta(game_id)
     accepted = service.play(game_id, viewer, _json_body())
     return _render(schemas.ActionAcceptedSchema(), accepted, 201)
@@ -125,7 +126,7 @@ def stream_events(game_id: str) -> Response:
     viewer = _viewer()
     service = _service()
     service.meta(game_id)
-    service.check_reader(viewer, game_id)
+    viewer.reader_seat(game_id)
     last_id = request.headers.get("Last-Event-ID", "")
     after = int(last_id) if last_id.isdigit() else _int_arg("after", 0)
     settings = current_app.config["FLOE_SETTINGS"]

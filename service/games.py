@@ -1,16 +1,14 @@
 """The command and query handlers: load, decide, append, and read games as viewers see them.
 
-Dependencies (the store, the clock, the organizer token) are passed in. The latest state of
-each game is cached in process, with snapshots every ``SNAPSHOT_EVERY`` versions, so a move
-at version 5,000 costs what a move at version 10 costs and an old version refolds from the
-nearest snapshot. The cache is derived data: any process can rebuild it from the stream.
+Dependencies (the store, the clock, the organizer token) are passed in. Each game's head state
+is cached in process (``state_cache``), so a move at version 5,000 costs what a move at
+version 10 costs, and an old version refolds from the nearest snapshot.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,7 +18,6 @@ from domain.engine import play
 from domain.engine.errors import GameError, InvalidSetup
 from domain.engine.log import GENESIS_HASH, StoredEvent, seal
 from domain.engine.rng import seed_commitment
-from domain.engine.rules import Rules
 from domain.engine.types import (
     GAME_CREATED,
     GAME_OVER,
@@ -33,30 +30,14 @@ from domain.engine.types import (
 )
 from domain.games import GAMES
 from service import tokens
+from service.access import Viewer, resolve
+from service.catalog import Catalog, GameMeta
 from service.clock import Clock
 from service.errors import ApiError, bad_request, conflict, forbidden, not_found, unauthorized
 from service.schemas import parse_post_action
 from service.state_cache import Head, StateCache
 from service.store import Appended, Conflict, Duplicate, EventStore
-from service.views import SPECTATOR, Viewer, event_view, game_view
-
-
-@dataclass(frozen=True, slots=True)
-class GameMeta:
-    """What never changes about a game once created: read once, cached forever."""
-
-    game_id: str
-    game: str
-    created_at: str
-    seats: tuple[SeatInfo, ...]
-    token_hashes: tuple[str | None, ...]
-
-    @property
-    def rules(self) -> Rules[Any]:
-        return GAMES[self.game]
-
-    def seats_json(self) -> list[dict[str, Any]]:
-        return [s.to_json() for s in self.seats]
+from service.views import event_view, game_view
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,48 +60,14 @@ class GameService:
         self._store = store
         self._clock = clock
         self._organizer_token = organizer_token
-        self._cache_size = cache_size
-        self._meta: dict[str, GameMeta] = {}
+        self._catalog = Catalog(store, cache_size)
         self._cache = StateCache(cache_size)
-        self._lock = threading.Lock()
-
-    # ----- who is asking ------------------------------------------------------------------
 
     def viewer(self, authorization: str | None) -> Viewer:
-        """Resolve a bearer token: none is a spectator; a bad one is 401."""
-        if authorization is None:
-            return SPECTATOR
-        scheme, _, token = authorization.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
-            raise unauthorized("invalid_authorization", "use 'Authorization: Bearer <token>'")
-        if tokens.is_organizer(token, self._organizer_token):
-            return Viewer(organizer=True)
-        claim = tokens.parse_claim(token)
-        meta = self._find_meta(claim.game_id) if claim else None
-        if claim is None or meta is None or claim.seat >= len(meta.token_hashes):
-            raise unauthorized("unknown_token", "this token belongs to no seat")
-        stored = meta.token_hashes[claim.seat]
-        if stored is None or not tokens.matches(token, stored):
-            raise unauthorized("unknown_token", "this token belongs to no seat")
-        return Viewer(seat=claim.seat, game_id=claim.game_id)
+        return resolve(authorization, self._catalog, self._organizer_token)
 
-    def require_token(self, viewer: Viewer) -> None:
-        if viewer.game_id is None and not viewer.organizer:
-            raise unauthorized("missing_token", "this route needs a seat token")
-
-    def require_seat(self, viewer: Viewer, game_id: str) -> int:
-        self.require_token(viewer)
-        seat = viewer.seat_in(game_id)
-        if seat is None:
-            raise forbidden("not_a_seat", "this token is not a seat of this game")
-        return seat
-
-    def check_reader(self, viewer: Viewer, game_id: str) -> int | None:
-        """A reader's seat in this game; a seat token of another game is refused."""
-        if viewer.game_id is not None and viewer.game_id != game_id:
-            raise forbidden("not_a_seat", "this token is not a seat of this game")
-        return viewer.seat_in(game_id)
+    def meta(self, game_id: str) -> GameMeta:
+        return self._catalog.get(game_id)
 
     @property
     def store_client(self) -> Any:
@@ -141,7 +88,7 @@ class GameService:
     ) -> dict[str, Any]:
         rules = GAMES[game]
         if seed_hex is not None and not viewer.organizer:
-            if viewer.game_id is None:
+            if viewer.anonymous:
                 raise unauthorized("missing_token", "supplying a seed needs the organizer token")
             raise forbidden("organizer_only", "supplying a seed needs the organizer token")
         if not rules.min_players <= len(players) <= rules.max_players:
@@ -189,12 +136,6 @@ class GameService:
 
     # ----- reading ------------------------------------------------------------------------
 
-    def meta(self, game_id: str) -> GameMeta:
-        meta = self._find_meta(game_id)
-        if meta is None:
-            raise not_found("game_not_found", f"no game {game_id!r}")
-        return meta
-
     def latest(self, game_id: str) -> GameState[Any]:
         """The game's newest state: the cached head caught up with whatever was appended."""
         return self._head(game_id).state
@@ -237,7 +178,7 @@ class GameService:
 
     def view(self, game_id: str, viewer: Viewer, version: int | None = None) -> dict[str, Any]:
         meta = self.meta(game_id)
-        seat = self.check_reader(viewer, game_id)
+        seat = viewer.reader_seat(game_id)
         latest = self.latest(game_id)
         state = latest if version is None else self.state_at(game_id, version)
         return game_view(
@@ -245,16 +186,16 @@ class GameService:
         )
 
     def legal_actions(self, game_id: str, viewer: Viewer) -> dict[str, Any]:
-        self.require_token(viewer)
+        viewer.require_token()
         meta = self.meta(game_id)
-        seat = self.require_seat(viewer, game_id)
+        seat = viewer.require_seat(game_id)
         state = self.latest(game_id)
         actions = play.legal_actions(meta.rules, state, seat)
         return {"version": state.version, "actions": [a.to_json() for a in actions]}
 
     def events(self, game_id: str, viewer: Viewer, *, after: int, limit: int) -> dict[str, Any]:
         self.meta(game_id)
-        self.check_reader(viewer, game_id)
+        viewer.reader_seat(game_id)
         state = self.latest(game_id)
         page = self._store.read(game_id, after=after, upto=min(state.version, after + limit))
         return {
@@ -271,7 +212,7 @@ class GameService:
         self.meta(game_id)
         state = self.latest(game_id)
         if not state.over and not viewer.organizer:
-            if viewer.game_id is None:
+            if viewer.anonymous:
                 raise unauthorized("missing_token", "export before the end needs the organizer")
             raise forbidden("organizer_only", "export before the end needs the organizer token")
         return self._store.read(game_id, upto=state.version)
@@ -303,7 +244,7 @@ class GameService:
         any refusal (the append script catches a repeat that would otherwise succeed), so
         the accepted path costs no extra round trip.
         """
-        self.require_token(viewer)
+        viewer.require_token()
         meta = self.meta(game_id)
         seat = viewer.seat_in(game_id)
         try:
@@ -373,29 +314,6 @@ class GameService:
         return {"version": last, "events": [event_view(e, game_over=state.over) for e in events]}
 
     # ----- the cache ----------------------------------------------------------------------
-
-    def _find_meta(self, game_id: str) -> GameMeta | None:
-        meta = self._meta.get(game_id)
-        if meta is not None:
-            return meta
-        raw = self._store.meta(game_id)
-        if raw is None or raw.get("game") not in GAMES:
-            return None
-        meta = GameMeta(
-            game_id=game_id,
-            game=raw["game"],
-            created_at=raw["created_at"],
-            seats=tuple(
-                SeatInfo(int(s["seat"]), str(s["name"]), s.get("bot"))
-                for s in json.loads(raw["seats"])
-            ),
-            token_hashes=tuple(json.loads(raw["tokens"])),
-        )
-        with self._lock:
-            if len(self._meta) >= self._cache_size:
-                self._meta.pop(next(iter(self._meta)))
-            self._meta[game_id] = meta
-        return meta
 
     def _fold(self, meta: GameMeta, created: list[StoredEvent]) -> GameState[Any]:
         """The state at version 1 from the ``game_created`` event."""

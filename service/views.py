@@ -7,29 +7,12 @@ end everything is public. The organizer sees what a spectator sees, except in th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from domain.engine import play
 from domain.engine.log import StoredEvent
 from domain.engine.rules import Rules
 from domain.engine.types import JSON, GameState
-
-
-@dataclass(frozen=True, slots=True)
-class Viewer:
-    """Who is asking: a seat of some game, the organizer, or an anonymous spectator."""
-
-    seat: int | None = None
-    game_id: str | None = None
-    organizer: bool = False
-
-    def seat_in(self, game_id: str) -> int | None:
-        """The viewer's seat in ``game_id``; None for a spectator or the organizer."""
-        return self.seat if self.game_id == game_id else None
-
-
-SPECTATOR = Viewer()
 
 
 def event_view(event: StoredEvent, *, game_over: bool) -> JSON:
