@@ -16,11 +16,11 @@ from service import schemas
 from service.access import Viewer
 from service.errors import ApiError, bad_request
 from service.games import GameService, NewPlayer
-from service.views import event_view
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
 MAX_EVENTS_PAGE = 10_000
+MAX_WAIT_SECONDS = 30
 
 
 def _service() -> GameService:
@@ -63,6 +63,7 @@ def _render(schema: Schema, body: dict[str, Any], status: int = 200) -> Response
 @v1.post("/games")
 def create_game() -> Response:
     viewer = _viewer()
+    wait = _int_arg("wait", 0, high=MAX_WAIT_SECONDS)
     data = schemas.load(schemas.CreateGameSchema(), _json_body())
     created = _service().create(
         data["game"],
@@ -70,6 +71,7 @@ def create_game() -> Response:
         data["options"],
         data["seed"],
         viewer,
+        wait_seconds=wait,
     )
     response = _render(schemas.GameCreatedSchema(), created, 201)
     response.headers["Location"] = f"/v1/games/{created['id']}"
@@ -107,8 +109,9 @@ def post_action(game_id: str) -> Response:
     service = _service()
     viewer.require_token()  # 401, then 404, before the body is even read (400)
     service.meta(game_id)
-    accepted = service.play(game_id, viewer, _json_body())
-    return _render(schemas.ActionAcceptedSchema(), accepted, 201)
+    wait = _int_arg("wait", 0, high=MAX_WAIT_SECONDS)
+    accepted = service.play(game_id, viewer, _json_body(), wait_seconds=wait)
+    return _render(schemas.ActionAcceptedSchema(), accepted.body, accepted.status)
 
 
 @v1.get("/games/<game_id>/events")
@@ -168,7 +171,8 @@ def _sse(
             continue
         over = over or any(e.type == GAME_OVER for e in batch)
         for event in batch:
-            payload = canonical_json(event_view(event, game_over=over))
+            [shown] = service.shown(game_id, [event], game_over=over)
+            payload = canonical_json(shown)
             yield f"id: {event.version}\nevent: {event.type}\ndata: {payload}\n\n"
             after = event.version
         if batch[-1].type == SEED_REVEALED:

@@ -31,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from service.jobs import run_worker
 
-    run_worker(Settings.from_env().redis_url, burst=args.burst)
+    settings = Settings.from_env()
+    run_worker(settings, burst=args.burst, sweep_seconds=settings.sweep_seconds)
     return 0
 
 

@@ -16,6 +16,7 @@ class Settings:
     sse_heartbeat_seconds: float = 15.0
     state_cache_games: int = 4096
     bench_routes: bool = False
+    sweep_seconds: float = 5.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -25,4 +26,5 @@ class Settings:
             organizer_token=env.get("FLOE_ORGANIZER_TOKEN") or None,
             sse_max_seconds=float(env.get("FLOE_SSE_MAX_SECONDS", "300")),
             bench_routes=env.get("FLOE_BENCH_ROUTES") == "1",
+            sweep_seconds=float(env.get("FLOE_SWEEP_SECONDS", "5")),
         )

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from domain.engine import play
+from domain.engine import play, rng
 from domain.engine.errors import GameError, InvalidSetup
 from domain.engine.log import GENESIS_HASH, StoredEvent, seal
 from domain.engine.rng import seed_commitment
 from domain.engine.types import (
     GAME_CREATED,
     GAME_OVER,
+    JSON,
     SEED_REVEALED,
     SYSTEM,
     Event,
@@ -39,6 +41,17 @@ from service.state_cache import Head, StateCache
 from service.store import Appended, Conflict, Duplicate, EventStore
 from service.views import event_view, game_view
 
+DrawQueue = Callable[[str, int], None]
+AWAITING_RANDOM = "awaiting_random"
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """An accepted command's answer: 201, or 202 while its draw is pending."""
+
+    status: int
+    body: dict[str, Any]
+
 
 @dataclass(frozen=True, slots=True)
 class NewPlayer:
@@ -55,10 +68,12 @@ class GameService:
         *,
         clock: Clock,
         organizer_token: str | None,
+        enqueue_draw: DrawQueue,
         cache_size: int = 4096,
     ) -> None:
         self._store = store
         self._clock = clock
+        self._enqueue_draw = enqueue_draw
         self._organizer_token = organizer_token
         self._catalog = Catalog(store, cache_size)
         self._cache = StateCache(cache_size)
@@ -85,7 +100,10 @@ class GameService:
         options: Mapping[str, Any],
         seed_hex: str | None,
         viewer: Viewer,
+        *,
+        wait_seconds: float = 0.0,
     ) -> dict[str, Any]:
+        """Create a game; its setup draws go to a worker (``wait_seconds`` waits for them)."""
         rules = GAMES[game]
         if seed_hex is not None and not viewer.organizer:
             if viewer.anonymous:
@@ -126,10 +144,17 @@ class GameService:
         }
         self._store.create(first, seed_hex=seed.hex(), meta=meta, created_ms=_millis(at))
         self._cache.advance(game_id, Head(state, first.hash))
+        version = 1
+        if play.status(rules, state) == AWAITING_RANDOM:
+            self._enqueue_draw(game_id, state.version)
+            if wait_seconds > 0:
+                drawn = self._await_draws(game_id, 1, wait_seconds)
+                version = drawn[-1].version if drawn else 1
         return {
             "id": game_id,
             "game": game,
-            "version": 1,
+            "version": version,
+            "status": play.status(rules, self.latest(game_id)),
             "seats": [{**s.to_json(), "token": t} for s, t in zip(seats, seat_tokens, strict=True)],
             "seed_commitment": created.seed_commitment,
         }
@@ -194,14 +219,11 @@ class GameService:
         return {"version": state.version, "actions": [a.to_json() for a in actions]}
 
     def events(self, game_id: str, viewer: Viewer, *, after: int, limit: int) -> dict[str, Any]:
-        self.meta(game_id)
+        meta = self.meta(game_id)
         viewer.reader_seat(game_id)
         state = self.latest(game_id)
         page = self._store.read(game_id, after=after, upto=min(state.version, after + limit))
-        return {
-            "version": state.version,
-            "events": [event_view(e, game_over=state.over) for e in page],
-        }
+        return {"version": state.version, "events": shown(meta, page, game_over=state.over)}
 
     def follow(self, game_id: str, after: int, block_ms: int) -> Iterator[StoredEvent]:
         """Events after ``after``, waiting up to ``block_ms`` for the first (for SSE)."""
@@ -237,27 +259,34 @@ class GameService:
 
     # ----- playing ------------------------------------------------------------------------
 
-    def play(self, game_id: str, viewer: Viewer, body: Any) -> dict[str, Any]:
+    def play(
+        self, game_id: str, viewer: Viewer, body: Any, *, wait_seconds: float = 0.0
+    ) -> Accepted:
         """Post one action. Checks run in the order DESIGN.md fixes: 401 404 400 409 403 422.
 
         A command whose id this seat already had accepted gets the first answer instead of
         any refusal (the append script catches a repeat that would otherwise succeed), so
-        the accepted path costs no extra round trip.
+        the accepted path costs no extra round trip. When the action leaves the game waiting
+        for a draw the answer is 202, unless the worker's outcome arrives within
+        ``wait_seconds``.
         """
         viewer.require_token()
         meta = self.meta(game_id)
         seat = viewer.seat_in(game_id)
         try:
-            return self._play(meta, seat, body)
+            accepted = self._play(meta, seat, body)
         except ApiError:
             command_id = body.get("command_id") if isinstance(body, dict) else None
             if seat is not None and isinstance(command_id, str):
                 record = self._store.command(game_id, _command_key(seat, command_id))
                 if record is not None:
-                    return self._replay(game_id, record)
+                    return self._replay(meta, record)
             raise
+        if accepted.status == 202 and wait_seconds > 0:
+            return self._await_draw(meta, accepted, wait_seconds)
+        return accepted
 
-    def _play(self, meta: GameMeta, seat: int | None, body: Any) -> dict[str, Any]:
+    def _play(self, meta: GameMeta, seat: int | None, body: Any) -> Accepted:
         game_id = meta.game_id
         request = parse_post_action(body)
         try:
@@ -274,50 +303,144 @@ class GameService:
             events = play.decide(meta.rules, state, seat, action)
         except GameError as error:
             raise ApiError.from_game_error(error) from error
+        record: dict[str, Any] = {"seat": seat}
+        result = self._append(meta, head, events, request.command_id, record)
+        if isinstance(result, Duplicate):
+            return self._replay(meta, result.record)
+        if isinstance(result, Conflict):
+            raise conflict(result.version, request.expected_version)
+        after, sealed = result
+        return Accepted(
+            202 if play.status(meta.rules, after) == AWAITING_RANDOM else 201,
+            {"version": after.version, "events": shown(meta, sealed, game_over=after.over)},
+        )
+
+    def _append(
+        self,
+        meta: GameMeta,
+        head: Head,
+        events: list[Event],
+        command_id: str | None,
+        record: dict[str, Any],
+    ) -> tuple[GameState[Any], list[StoredEvent]] | Duplicate | Conflict:
+        """Seal ``events`` after ``head``, append them, cache the result, enqueue any draw.
+
+        A game's last events are always ``game_over`` then ``seed_revealed``: the seed is
+        added here, the only place that holds it.
+        """
+        game_id, state = meta.game_id, head.state
         if events[-1].type == GAME_OVER:
-            events.append(Event(SEED_REVEALED, SYSTEM, {"seed": self._store.seed(game_id)}))
+            events = [*events, Event(SEED_REVEALED, SYSTEM, {"seed": self._store.seed(game_id)})]
         sealed = seal(
             game_id,
             events,
             first_version=state.version + 1,
             prev_hash=head.hash,
             at=self._clock(),
-            command_id=request.command_id,
+            command_id=command_id,
         )
         after = state
         for stored in sealed:
             after = play.apply(meta.rules, after, stored.event)
-        record = {"seat": seat, "first": sealed[0].version, "last": sealed[-1].version}
+            self._cache.snapshot(after)
+        status = play.status(meta.rules, after)
+        record = {**record, "first": sealed[0].version, "last": sealed[-1].version}
         result = self._store.append(
             sealed,
-            command_key=_command_key(seat, request.command_id),
-            command_record=record,
-            status=play.status(meta.rules, after),
+            command_key=None if command_id is None else _command_key(record["seat"], command_id),
+            command_record={**record, "status": 202 if status == AWAITING_RANDOM else 201},
+            status=status,
         )
-        if isinstance(result, Duplicate):
-            return self._replay(game_id, result.record)
-        if isinstance(result, Conflict):
-            raise conflict(result.version, request.expected_version)
-        assert isinstance(result, Appended)
-        self._cache.snapshot(after)
+        if not isinstance(result, Appended):
+            return result
         self._cache.advance(game_id, Head(after, sealed[-1].hash))
-        return {
-            "version": after.version,
-            "events": [event_view(e, game_over=after.over) for e in sealed],
-        }
+        if status == AWAITING_RANDOM:
+            self._enqueue_draw(game_id, after.version)
+        return after, sealed
 
-    def _replay(self, game_id: str, record: Mapping[str, Any]) -> dict[str, Any]:
+    def _replay(self, meta: GameMeta, record: Mapping[str, Any]) -> Accepted:
         """The first answer to a repeated command: the events it appended, as seen now."""
-        state = self.latest(game_id)
+        state = self.latest(meta.game_id)
         first, last = int(record["first"]), int(record["last"])
-        events = self._store.read(game_id, after=first - 1, upto=last)
-        return {"version": last, "events": [event_view(e, game_over=state.over) for e in events]}
+        events = self._store.read(meta.game_id, after=first - 1, upto=last)
+        body = {"version": last, "events": shown(meta, events, game_over=state.over)}
+        return Accepted(int(record.get("status", 201)), body)
+
+    def _await_draw(self, meta: GameMeta, accepted: Accepted, wait_seconds: float) -> Accepted:
+        """The answer once the pending draws are recorded, or the 202 if time runs out."""
+        later = self._await_draws(meta.game_id, int(accepted.body["version"]), wait_seconds)
+        state = self.latest(meta.game_id)
+        if not later:
+            return accepted
+        events = [*accepted.body["events"], *shown(meta, later, game_over=state.over)]
+        status = 202 if play.status(meta.rules, state) == AWAITING_RANDOM else 201
+        return Accepted(status, {"version": later[-1].version, "events": events})
+
+    def _await_draws(self, game_id: str, after: int, wait_seconds: float) -> list[StoredEvent]:
+        """Block on the stream (never a sleep) until the game stops awaiting randomness."""
+        meta = self.meta(game_id)
+        deadline = time.monotonic() + wait_seconds
+        later: list[StoredEvent] = []
+        while (remaining := deadline - time.monotonic()) > 0:
+            later += self._store.wait(game_id, after=after, block_ms=max(1, int(1000 * remaining)))
+            after = later[-1].version if later else after
+            if later and play.status(meta.rules, self.latest(game_id)) != AWAITING_RANDOM:
+                break
+        return later
+
+    # ----- drawing --------------------------------------------------------------------------
+
+    def resolve_draw(self, game_id: str, version: int) -> int:
+        """Record the draw the game awaits at ``version``; return how many draws were made.
+
+        Idempotent: a stale version, a game that awaits nothing, or a lost race (someone else
+        appended first) does nothing. Draws that follow one another (setups with several)
+        are made in a row.
+        """
+        meta = self.meta(game_id)
+        made = 0
+        head = self._head(game_id)
+        while head.state.version == version and not head.state.over:
+            draw = meta.rules.pending_draw(head.state.board)
+            if draw is None:
+                break
+            seed = bytes.fromhex(self._store.seed(game_id))
+            outcome = rng.draw(seed, game_id, version + 1, draw.label, draw.kind, draw.n)
+            events = play.resolve_draw(meta.rules, head.state, outcome)
+            result = self._append(meta, head, events, None, {"seat": SYSTEM})
+            if not isinstance(result, tuple):
+                break
+            made += 1
+            version = result[0].version
+            head = self._head(game_id)
+        return made
+
+    def awaiting_draws(self, *, batch: int = 500) -> Iterator[tuple[str, int]]:
+        """Every (game, version) whose status says it awaits a draw: the sweeper's input."""
+        offset = 0
+        while True:
+            ids = self._store.list_ids(offset=offset, limit=batch)
+            if not ids:
+                return
+            for game_id, raw in zip(ids, self._store.metas(ids), strict=True):
+                if raw is not None and raw.get("status") == AWAITING_RANDOM:
+                    yield game_id, int(raw["version"])
+            offset += batch
+
+    def shown(self, game_id: str, events: list[StoredEvent], *, game_over: bool) -> list[JSON]:
+        return shown(self.meta(game_id), events, game_over=game_over)
 
     # ----- the cache ----------------------------------------------------------------------
 
     def _fold(self, meta: GameMeta, created: list[StoredEvent]) -> GameState[Any]:
         """The state at version 1 from the ``game_created`` event."""
         return play.fold(meta.rules, meta.game_id, [created[0].event])
+
+
+def shown(meta: GameMeta, events: list[StoredEvent], *, game_over: bool) -> list[JSON]:
+    """Events as every viewer may see them (secret draws masked until the end)."""
+    secret = meta.rules.secret_draw_labels
+    return [event_view(e, game_over=game_over, secret_labels=secret) for e in events]
 
 
 def _command_key(seat: int, command_id: str) -> str:

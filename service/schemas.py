@@ -92,6 +92,7 @@ class GameCreatedSchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
     version = fields.Integer(required=True)
+    status = fields.String(required=True)
     seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
     seed_commitment = fields.String(required=True)
 

@@ -12,14 +12,22 @@ from typing import Any
 from domain.engine import play
 from domain.engine.log import StoredEvent
 from domain.engine.rules import Rules
-from domain.engine.types import JSON, GameState
+from domain.engine.types import JSON, RANDOM, GameState
 
 
-def event_view(event: StoredEvent, *, game_over: bool) -> JSON:
-    """A stored event as any viewer may see it, given whether the game has ended."""
+def event_view(
+    event: StoredEvent, *, game_over: bool, secret_labels: frozenset[str] = frozenset()
+) -> JSON:
+    """A stored event as any viewer may see it, given whether the game has ended.
+
+    Before the end: no ``hash`` or ``prev_hash``, and a secret draw (Iceberg's tile layout)
+    shows ``outcome: null`` so versions stay contiguous but nothing leaks.
+    """
     shown = event.to_json()
     if not game_over:
         del shown["hash"], shown["prev_hash"]
+        if event.type == RANDOM and event.data.get("label") in secret_labels:
+            shown["data"] = {**event.data, "outcome": None}
     return shown
 
 

@@ -4,7 +4,10 @@
 # ---------------------------------------------------------------------------------------
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -37,3 +40,44 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
         yield client
     finally:
         client.close()
+
+
+# ---------------------------------------------------------------------------------------
+# RQ workers: real `floe worker` processes on the test Redis (draws, sweeper).
+# ---------------------------------------------------------------------------------------
+
+StartWorker = Callable[..., subprocess.Popen[bytes]]
+
+
+@pytest.fixture
+def start_worker(redis_url: str) -> Iterator[StartWorker]:
+    """Start real worker processes (``floe worker``); all are stopped after the test."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(**env: str) -> subprocess.Popen[bytes]:
+        environ = {**os.environ, "REDIS_URL": redis_url, "FLOE_SWEEP_SECONDS": "0.2", **env}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker"],
+            env=environ,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.terminate()
+    for process in started:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def worker(start_worker: StartWorker) -> subprocess.Popen[bytes]:
+    """One running worker."""
+    return start_worker()

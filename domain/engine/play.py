@@ -20,6 +20,7 @@ from domain.engine.rules import Action, Rules
 from domain.engine.types import (
     GAME_CREATED,
     GAME_OVER,
+    RANDOM,
     SEED_REVEALED,
     SYSTEM,
     Event,
@@ -77,6 +78,24 @@ def decide(rules: Rules[Any], state: GameState[Any], seat: int, action: Action) 
     outcome = rules.outcome(rules.evolve(state.board, event))
     if outcome is not None:
         events.append(game_over_event(outcome))
+    return events
+
+
+def resolve_draw(rules: Rules[Any], state: GameState[Any], outcome: int | list[int]) -> list[Event]:
+    """The events that record the pending draw's ``outcome`` (and end the game, if it does).
+
+    The outcome itself comes from ``rng.draw`` with the seed, in the worker: the domain only
+    says which draw it waits for and folds what was drawn.
+    """
+    draw = rules.pending_draw(state.board)
+    if state.over or draw is None:
+        raise ValueError(f"game {state.game_id} awaits no draw at version {state.version}")
+    data = {"label": draw.label, "kind": draw.kind, "n": draw.n, "outcome": outcome}
+    event = Event(type=RANDOM, actor=SYSTEM, data=data)
+    events = [event]
+    ended = rules.outcome(rules.evolve(state.board, event))
+    if ended is not None:
+        events.append(game_over_event(ended))
     return events
 
 

@@ -42,6 +42,8 @@ class Rules(Protocol[B]):
     rules_version: str
     min_players: int
     max_players: int
+    #: Labels of ``random`` events whose outcome stays hidden until the game ends.
+    secret_draw_labels: frozenset[str]
 
     def initial_board(self, created: GameCreated) -> B:
         """The board before any action; raises ``InvalidSetup`` for unusable options."""

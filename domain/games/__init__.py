@@ -6,5 +6,6 @@ from typing import Any
 
 from domain.engine.rules import Rules
 from domain.games.arktia import ARKTIA
+from domain.games.iceberg import ICEBERG
 
-GAMES: dict[str, Rules[Any]] = {ARKTIA.name: ARKTIA}
+GAMES: dict[str, Rules[Any]] = {game.name: game for game in (ARKTIA, ICEBERG)}

@@ -57,7 +57,10 @@ class Game:
         action: dict[str, Any],
         version: int | None = None,
         command_id: str | None = None,
+        *,
+        wait: int = 10,
     ) -> Any:
+        """Post an action; ``wait`` seconds for a worker's draw, if the action needs one."""
         version = self.view()["version"] if version is None else version
         body = {
             "action": action,
@@ -65,7 +68,9 @@ class Game:
             "command_id": command_id or f"{seat}-{version}",
         }
         return self.client.post(
-            f"/v1/games/{self.id}/actions", json=body, headers=bearer(self.tokens[seat])
+            f"/v1/games/{self.id}/actions?wait={wait}",
+            json=body,
+            headers=bearer(self.tokens[seat]),
         )
 
     def play_randomly(
@@ -87,9 +92,10 @@ class Game:
 
 @pytest.fixture
 def new_game(client: FlaskClient) -> Callable[..., Game]:
-    def make(players: int = 2, **extra: Any) -> Game:
-        body = {"game": "arktia", "players": [{"name": f"p{i}"} for i in range(players)], **extra}
-        response = client.post("/v1/games", json=body)
+    def make(players: int = 2, game: str = "arktia", **extra: Any) -> Game:
+        body = {"game": game, "players": [{"name": f"p{i}"} for i in range(players)], **extra}
+        headers = bearer(ORGANIZER) if "seed" in extra else {}
+        response = client.post("/v1/games?wait=10", json=body, headers=headers)
         assert response.status_code == 201, response.get_json()
         created = response.get_json()
         return Game(client, created["id"], [s["token"] for s in created["seats"]])

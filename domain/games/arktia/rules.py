@@ -48,6 +48,7 @@ class ArktiaRules:
     rules_version = "1"
     min_players = 2
     max_players = 4
+    secret_draw_labels: frozenset[str] = frozenset()
 
     # ----- setup --------------------------------------------------------------------------
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from domain.engine import play
+from domain.engine import play, rng
 from domain.engine.canonical import canonical_json
-from domain.engine.types import GAME_OVER, Event
+from domain.engine.types import GAME_OVER, RANDOM, Event
 from domain.games import GAMES
 from tests.shared_files import conformance_games, read_jsonl
 
@@ -42,7 +42,9 @@ def test_reference_game_replays_with_identical_legal_actions(path: Path) -> None
     state = play.fold(
         rules, events[0]["game_id"], [Event("game_created", "system", events[0]["data"])]
     )
-    _agree(rules, state, points.pop(1))
+    seed = bytes.fromhex(events[-1]["data"]["seed"])
+    if 1 in points:
+        _agree(rules, state, points.pop(1))
     decided: list[Event] = []
     for stored in events[1:]:
         event = Event(stored["type"], stored["actor"], stored["data"])
@@ -50,6 +52,14 @@ def test_reference_game_replays_with_identical_legal_actions(path: Path) -> None
             action = rules.parse_action(stored["data"]["action"])
             assert action.to_json() == stored["data"]["action"]
             decided = play.decide(rules, state, stored["actor"], action)
+            assert decided[0] == event
+        elif stored["type"] == RANDOM:
+            data = stored["data"]
+            outcome = rng.draw(
+                seed, stored["game_id"], stored["version"], data["label"], data["kind"], data["n"]
+            )
+            assert outcome == data["outcome"], "the outcome recomputes from the revealed seed"
+            decided = play.resolve_draw(rules, state, outcome)
             assert decided[0] == event
         elif stored["type"] == GAME_OVER:
             assert decided[-1] == event, "our rules end the game with the same outcome"

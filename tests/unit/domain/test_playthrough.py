@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from domain.engine import play
+from domain.engine import play, rng
 from domain.engine.types import GAME_CREATED, SYSTEM, Event, GameCreated, GameState, SeatInfo
 from domain.games import GAMES
 from domain.games.arktia.board import ArktiaBoard
@@ -31,8 +31,10 @@ SETUPS: dict[str, list[tuple[int, dict[str, Any]]]] = {
         (4, {}),
         (2, {"turn_limit": 40}),
     ],
+    "iceberg": [(2, {}), (3, {}), (4, {}), (2, {"idle_turn_limit": 5})],
 }
 GAMES_PER_SETUP = 48
+SEED = bytes(range(32))  # the draws come from the DESIGN.md derivation, as in a real game
 MAX_STEPS = 5_000
 
 
@@ -74,6 +76,16 @@ def test_every_hosted_game_is_played_through() -> None:
     assert set(SETUPS) == set(GAMES)
 
 
+def _step(
+    state: GameState[Any], event: Event, invariant: Invariant | None, log: list[Event]
+) -> GameState[Any]:
+    after = play.apply(GAMES[state.created.game], state, event)
+    if invariant is not None:
+        invariant(state, after, event)
+    log.append(event)
+    return after
+
+
 def _created(game: str, seats: int, options: dict[str, Any]) -> GameCreated:
     return GameCreated(
         game=game,
@@ -91,7 +103,7 @@ def _created(game: str, seats: int, options: dict[str, Any]) -> GameCreated:
 )
 def test_random_playthrough(game: str, seats: int, options: dict[str, Any], seed: int) -> None:
     rules = GAMES[game]
-    rng = random.Random(f"{game}/{seats}/{options}/{seed}")
+    chooser = random.Random(f"{game}/{seats}/{options}/{seed}")
     created = _created(game, seats, options)
     log = [Event(GAME_CREATED, SYSTEM, created.to_json())]
     state = play.fold(rules, f"p{seed}", log)
@@ -103,20 +115,25 @@ def test_random_playthrough(game: str, seats: int, options: dict[str, Any], seed
             assert bool(actions) == (seat in to_act), f"seat {seat} at {state.version}"
         if state.over:
             break
+        draw = rules.pending_draw(state.board)
+        if draw is not None:
+            assert not to_act, "nobody acts while a draw is pending"
+            outcome = rng.draw(
+                SEED, state.game_id, state.version + 1, draw.label, draw.kind, draw.n
+            )
+            for event in play.resolve_draw(rules, state, outcome):
+                state = _step(state, event, invariant, log)
+            continue
         assert to_act, "a live game always has someone to act"
-        seat = rng.choice(to_act)
+        seat = chooser.choice(to_act)
         actions = play.legal_actions(rules, state, seat)
-        for other in rng.sample(actions, min(3, len(actions))):
+        for other in chooser.sample(actions, min(3, len(actions))):
             rules.check(state.board, seat, other)
         # Retiring ends a player's game at once; keep it rare so games run long.
         weights = [0.05 if a.type == "retire" else 1.0 for a in actions]
-        action = rng.choices(actions, weights)[0]
+        action = chooser.choices(actions, weights)[0]
         for event in play.decide(rules, state, seat, action):
-            after = play.apply(rules, state, event)
-            if invariant is not None:
-                invariant(state, after, event)
-            log.append(event)
-            state = after
+            state = _step(state, event, invariant, log)
     else:
         pytest.fail(f"the game did not end within {MAX_STEPS} steps")
     assert state.version == len(log)

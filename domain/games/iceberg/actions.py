@@ -1,0 +1,146 @@
+"""Iceberg's actions as small value types that print and parse themselves.
+
+Parsing only checks shape (400 territory); whether the action is allowed is the rules' job.
+A position is ``{"square": [sx, sy]}`` or ``{"tile": [tx, ty]}``; any pair of integers parses,
+and the rules say whether it is on the board.
+
+>>> parse_action({"type": "move", "from": {"square": [3, 3]}, "to": {"tile": [1, 2]}})
+Move(source=Pos(kind='square', x=3, y=3), target=Pos(kind='tile', x=1, y=2))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from domain.engine.errors import MalformedAction
+from domain.engine.types import JSON
+from domain.games.iceberg.geometry import Pos, Square, Tile
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceStart:
+    square: Square
+    type: ClassVar[str] = "place_start"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "square": list(self.square)}
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    target: Pos
+    type: ClassVar[str] = "play"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "to": self.target.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    source: Pos
+    target: Pos
+    type: ClassVar[str] = "move"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "from": self.source.to_json(), "to": self.target.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    tile: Tile
+    type: ClassVar[str] = "flip"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "tile": list(self.tile)}
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    type: ClassVar[str] = "roll"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type}
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveTile:
+    tile: Tile
+    type: ClassVar[str] = "remove_tile"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "tile": list(self.tile)}
+
+
+@dataclass(frozen=True, slots=True)
+class KeepGroup:
+    tile: Tile
+    type: ClassVar[str] = "keep_group"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "tile": list(self.tile)}
+
+
+IcebergAction = PlaceStart | Play | Move | Flip | Roll | RemoveTile | KeepGroup
+
+_FIELDS: dict[str, frozenset[str]] = {
+    "place_start": frozenset({"square"}),
+    "play": frozenset({"to"}),
+    "move": frozenset({"from", "to"}),
+    "flip": frozenset({"tile"}),
+    "roll": frozenset(),
+    "remove_tile": frozenset({"tile"}),
+    "keep_group": frozenset({"tile"}),
+}
+
+
+def parse_action(data: Mapping[str, Any]) -> IcebergAction:
+    """The action ``data`` names, or ``MalformedAction`` naming the first field that is off."""
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise MalformedAction(
+            "unknown_action_type",
+            f"action type must be one of {sorted(_FIELDS)}, not {kind!r}",
+        )
+    expected = _FIELDS[kind]
+    extra = set(data) - expected - {"type"}
+    if extra:
+        raise MalformedAction("unexpected_field", f"{kind} takes no field {sorted(extra)[0]!r}")
+    missing = expected - set(data)
+    if missing:
+        raise MalformedAction("missing_field", f"{kind} needs the field {sorted(missing)[0]!r}")
+    if kind == "place_start":
+        return PlaceStart(_pair(data["square"], "square"))
+    if kind == "play":
+        return Play(_position(data["to"], "to"))
+    if kind == "move":
+        return Move(_position(data["from"], "from"), _position(data["to"], "to"))
+    if kind == "flip":
+        return Flip(_pair(data["tile"], "tile"))
+    if kind == "remove_tile":
+        return RemoveTile(_pair(data["tile"], "tile"))
+    if kind == "keep_group":
+        return KeepGroup(_pair(data["tile"], "tile"))
+    return Roll()
+
+
+def _pair(value: Any, name: str) -> tuple[int, int]:
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(type(v) is int and -1000 <= v <= 1000 for v in value)
+    ):
+        return (value[0], value[1])
+    raise MalformedAction("invalid_field", f"{name} must be a pair of integers [x, y]")
+
+
+def _position(value: Any, name: str) -> Pos:
+    if isinstance(value, Mapping) and len(value) == 1:
+        ((kind, xy),) = value.items()
+        if kind in ("square", "tile"):
+            x, y = _pair(xy, f"{name}.{kind}")
+            return Pos(kind, x, y)
+    raise MalformedAction(
+        "invalid_field", f'{name} must be {{"square": [sx, sy]}} or {{"tile": [tx, ty]}}'
+    )

@@ -1,0 +1,216 @@
+"""Iceberg over HTTP with real RQ workers: dice from the seed, hidden tiles, lost jobs.
+
+Every draw here is made by a real ``floe worker`` process on the test Redis; the tests wait
+on the stream (``?wait=``, XREAD BLOCK), never on a clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import random
+import re
+import signal
+import subprocess
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.jobs import service_for
+from service.store import events_key
+from tests.conftest import StartWorker
+from tests.e2e.conftest import ORGANIZER, Game, bearer
+
+NewGame = Callable[..., Game]
+
+
+def design_draw(seed: bytes, game_id: str, version: int, kind: str, label: str, n: int) -> Any:
+    """DESIGN.md's derivation written out again from the text, independent of our code."""
+
+    def words() -> Any:
+        counter = 0
+        while True:
+            message = f"{game_id}/{version}/{label}/{counter}".encode()
+            block = hmac.new(seed, message, hashlib.sha256).digest()
+            for i in range(0, 32, 4):
+                yield int.from_bytes(block[i : i + 4], "big")
+            counter += 1
+
+    stream = words()
+
+    def uniform(k: int) -> int:
+        limit = (2**32 // k) * k
+        return next(w for w in stream if w < limit) % k
+
+    def shuffle(k: int) -> list[int]:
+        items = list(range(k))
+        for i in range(k - 1, 0, -1):
+            j = uniform(i + 1)
+            items[i], items[j] = items[j], items[i]
+        return items
+
+    if kind == "uniform":
+        return uniform(n)
+    if kind == "shuffle":
+        return shuffle(n)
+    while True:
+        order = shuffle(n)
+        if all(order[i] != i for i in range(n)):
+            return order
+
+
+def test_a_game_is_played_to_the_end_with_dice_from_the_worker(
+    worker: subprocess.Popen[bytes], new_game: NewGame
+) -> None:
+    game = new_game(3, "iceberg")
+    assert game.view()["status"] == "active", "the setup draw came from the worker"
+    rng = random.Random(1)
+    rolls = 0
+    while (view := game.view())["status"] != "over":
+        seat = rng.choice(view["to_act"])
+        legal = game.legal(seat)
+        actions = legal["actions"]
+        weights = [4.0 if a["type"] in ("roll", "flip") else 1.0 for a in actions]
+        action = rng.choices(actions, weights)[0]
+        response = game.post(seat, action, legal["version"])
+        assert response.status_code == 201, response.get_json()
+        body = response.get_json()
+        if action["type"] == "roll":
+            rolls += 1
+            assert body["events"][1]["type"] == "random"
+            assert body["events"][1]["data"]["label"] == "die"
+    assert rolls > 0
+    lines = game.get("/export").get_data(as_text=True).splitlines()
+    events = [json.loads(line) for line in lines]
+    seed = bytes.fromhex(events[-1]["data"]["seed"])
+    assert hashlib.sha256(seed).hexdigest() == events[0]["data"]["seed_commitment"]
+    draws = [e for e in events if e["type"] == "random"]
+    assert draws[0]["data"]["label"] == "tiles" and draws[0]["version"] == 2
+    for event in draws:
+        data = event["data"]
+        expected = design_draw(
+            seed, game.id, event["version"], data["kind"], data["label"], data["n"]
+        )
+        assert data["outcome"] == expected
+
+
+def test_a_roll_is_202_until_the_worker_draws_then_the_die_is_public(
+    client: FlaskClient, new_game: NewGame, start_worker: StartWorker, redis_client: redis.Redis
+) -> None:
+    start_worker()
+    game = new_game(2, "iceberg")
+    for seat in (0, 1):
+        start = game.legal(seat)
+        assert game.post(seat, start["actions"][0], start["version"]).status_code == 201
+    roll = game.post(0, {"type": "roll"}, 4, "r1", wait=0)
+    assert roll.status_code == 202  # answered before any worker could draw
+    assert [e["type"] for e in roll.get_json()["events"]] == ["roll"]
+    again = game.post(0, {"type": "roll"}, 4, "r1", wait=0)
+    assert again.status_code == 202 and again.get_json() == roll.get_json()
+    entries = redis_client.xread({events_key(game.id): "0-5"}, block=10_000)
+    assert entries, "the worker recorded the die"
+    die = game.get("/events?after=5").get_json()["events"][0]
+    assert die["type"] == "random" and die["data"]["label"] == "die"
+    assert isinstance(die["data"]["outcome"], int)  # dice are public at once
+
+
+def test_the_tile_layout_reaches_nobody_before_the_end(
+    worker: subprocess.Popen[bytes], new_game: NewGame, client: FlaskClient
+) -> None:
+    game = new_game(2, "iceberg")
+    viewers: list[dict[str, str]] = [
+        {},
+        bearer(game.tokens[0]),
+        bearer(game.tokens[1]),
+        bearer(ORGANIZER),
+    ]
+    for headers in viewers:
+        events = client.get(f"/v1/games/{game.id}/events", headers=headers).get_json()["events"]
+        assert events[1]["type"] == "random" and events[1]["data"]["outcome"] is None
+        assert all("hash" not in e for e in events)
+        state = client.get(f"/v1/games/{game.id}", headers=headers).get_json()["state"]
+        assert all("value" not in t for t in state["tiles"] if t["state"] == "face_down")
+    stream = client.get(f"/v1/games/{game.id}/events/stream?after=1")
+    first = stream.response.__next__()  # the retry line
+    second = next(iter(stream.response))
+    assert b"retry" in first and b'"outcome":null' in second
+    stream.close()
+    # The organizer's export is the full log; nobody else gets it before the end.
+    assert (
+        client.get(f"/v1/games/{game.id}/export", headers=bearer(game.tokens[0])).status_code == 403
+    )
+    full = client.get(f"/v1/games/{game.id}/export", headers=bearer(ORGANIZER)).get_data(
+        as_text=True
+    )
+    assert json.loads(full.splitlines()[1])["data"]["outcome"] is not None
+
+
+def _normalised(text: str, game_ids: list[str]) -> str:
+    for number, game_id in enumerate(game_ids):
+        text = text.replace(game_id, f"GAME{number}")
+    text = re.sub(r'"at": ?"[^"]+"', '"at": "T"', text)
+    text = re.sub(r'"seed_commitment": ?"[0-9a-f]{64}"', '"seed_commitment": "C"', text)
+    return re.sub(r"GAME\d", "GAME", text)
+
+
+def test_two_games_whose_seeds_differ_look_identical_until_the_first_flip(
+    worker: subprocess.Popen[bytes], new_game: NewGame, client: FlaskClient
+) -> None:
+    games = [new_game(2, "iceberg", seed="01" * 32), new_game(2, "iceberg", seed="02" * 32)]
+    ids = [g.id for g in games]
+    script: list[tuple[int, dict[str, Any]]] = [
+        (0, {"type": "place_start", "square": [3, 3]}),
+        (1, {"type": "place_start", "square": [6, 6]}),
+        (0, {"type": "play", "to": {"square": [0, 0]}}),
+        (1, {"type": "move", "from": {"square": [6, 6]}, "to": {"square": [7, 6]}}),
+        (0, {"type": "play", "to": {"square": [9, 9]}}),
+    ]
+    seen: list[list[str]] = [[], []]
+    for seat, action in script:
+        for number, game in enumerate(games):
+            answer = game.post(seat, action)
+            seen[number].append(_normalised(answer.get_data(as_text=True), ids))
+    for number, game in enumerate(games):
+        refusal = game.post(0, {"type": "flip", "tile": [2, 2]})  # the hole: an error text
+        seen[number].append(_normalised(refusal.get_data(as_text=True), ids))
+        for headers in ({}, bearer(game.tokens[0]), bearer(game.tokens[1])):
+            for path in ("", "/events", "/state?version=2", "/state?version=4"):
+                page = client.get(f"/v1/games/{game.id}{path}", headers=headers)
+                seen[number].append(_normalised(page.get_data(as_text=True), ids))
+            if headers:
+                legal = client.get(f"/v1/games/{game.id}/legal-actions", headers=headers)
+                seen[number].append(_normalised(legal.get_data(as_text=True), ids))
+    assert seen[0] == seen[1]
+    # ... and the first flip tells them apart: the value is public at once.
+    for game in games:
+        assert game.post(1, {"type": "flip", "tile": [0, 0]}).status_code == 201
+    shown = [next(t for t in g.view()["state"]["tiles"] if t["tile"] == [0, 0]) for g in games]
+    assert all(t["state"] == "face_up" and "value" in t for t in shown)
+    assert _normalised(json.dumps(shown[0]), ids) != _normalised(json.dumps(shown[1]), ids)
+
+
+def test_a_worker_killed_mid_draw_leaves_exactly_one_outcome(
+    app: Flask, client: FlaskClient, start_worker: StartWorker, redis_client: redis.Redis
+) -> None:
+    doomed = start_worker(FLOE_FAULT_PAUSE_DRAWS="1")
+    created = client.post(
+        "/v1/games", json={"game": "iceberg", "players": [{"name": "a"}, {"name": "b"}]}
+    ).get_json()
+    game_id = created["id"]
+    announced = redis_client.blpop([f"floe:fault:{{{game_id}}}:started"], timeout=30)
+    assert announced is not None, "the worker picked the draw up"
+    doomed.send_signal(signal.SIGKILL)
+    doomed.wait(timeout=10)
+    assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "awaiting_random"
+    start_worker()  # a fresh worker; its sweeper finds the lost draw
+    entries = redis_client.xread({events_key(game_id): "0-1"}, block=30_000)
+    assert entries, "the lost draw was made again"
+    service = service_for(redis_client)
+    assert service.resolve_draw(game_id, 1) == 0, "the old job, run again, writes nothing"
+    events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
+    assert [e["type"] for e in events] == ["game_created", "random"]
+    assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "active"
