@@ -16,10 +16,12 @@ import subprocess
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.app import create_app
 from service.jobs import service_for
 from service.store import events_key
 from tests.conftest import StartWorker
@@ -63,12 +65,14 @@ def design_draw(seed: bytes, game_id: str, version: int, kind: str, label: str, 
             return order
 
 
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (2, 2), (3, 3), (3, 4), (4, 5), (4, 6)])
 def test_a_game_is_played_to_the_end_with_dice_from_the_worker(
-    worker: subprocess.Popen[bytes], new_game: NewGame
+    worker: subprocess.Popen[bytes], new_game: NewGame, app: Flask, players: int, seed: int
 ) -> None:
-    game = new_game(3, "iceberg")
+    """The generic playthrough, over HTTP, with a real worker process drawing the dice."""
+    game = new_game(players, "iceberg")
     assert game.view()["status"] == "active", "the setup draw came from the worker"
-    rng = random.Random(1)
+    rng = random.Random(seed)
     rolls = 0
     while (view := game.view())["status"] != "over":
         seat = rng.choice(view["to_act"])
@@ -84,8 +88,13 @@ def test_a_game_is_played_to_the_end_with_dice_from_the_worker(
             assert body["events"][1]["type"] == "random"
             assert body["events"][1]["data"]["label"] == "die"
     assert rolls > 0
+    assert all(game.legal(s)["actions"] == [] for s in range(players))
     lines = game.get("/export").get_data(as_text=True).splitlines()
     events = [json.loads(line) for line in lines]
+    assert [e["version"] for e in events] == list(range(1, len(events) + 1))
+    assert [e["type"] for e in events[-2:]] == ["game_over", "seed_revealed"]
+    refolded = create_app(app.config["FLOE_SETTINGS"]).test_client()  # an empty cache
+    assert refolded.get(f"/v1/games/{game.id}").get_json() == game.view()
     seed = bytes.fromhex(events[-1]["data"]["seed"])
     assert hashlib.sha256(seed).hexdigest() == events[0]["data"]["seed_commitment"]
     draws = [e for e in events if e["type"] == "random"]
