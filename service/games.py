@@ -7,6 +7,7 @@ version 10 costs, and an old version refolds from the nearest snapshot.
 
 from __future__ import annotations
 
+import itertools
 import json
 import secrets
 import time
@@ -144,17 +145,16 @@ class GameService:
         }
         self._store.create(first, seed_hex=seed.hex(), meta=meta, created_ms=_millis(at))
         self._cache.advance(game_id, Head(state, first.hash))
-        version = 1
         if play.status(rules, state) == AWAITING_RANDOM:
             self._enqueue_draw(game_id, state.version)
             if wait_seconds > 0:
-                drawn = self._await_draws(game_id, 1, wait_seconds)
-                version = drawn[-1].version if drawn else 1
+                self._await_draws(game_id, 1, wait_seconds)
+            state = self.latest(game_id)
         return {
             "id": game_id,
             "game": game,
-            "version": version,
-            "status": play.status(rules, self.latest(game_id)),
+            "version": state.version,
+            "status": play.status(rules, state),
             "seats": [{**s.to_json(), "token": t} for s, t in zip(seats, seat_tokens, strict=True)],
             "seed_commitment": created.seed_commitment,
         }
@@ -282,8 +282,8 @@ class GameService:
                 if record is not None:
                     return self._replay(meta, record)
             raise
-        if accepted.status == 202 and wait_seconds > 0:
-            return self._await_draw(meta, accepted, wait_seconds)
+        if accepted.status == 202 and wait_seconds > 0 and seat is not None:
+            return self._await_draw(meta, seat, body["command_id"], accepted, wait_seconds)
         return accepted
 
     def _play(self, meta: GameMeta, seat: int | None, body: Any) -> Accepted:
@@ -366,15 +366,24 @@ class GameService:
         body = {"version": last, "events": shown(meta, events, game_over=state.over)}
         return Accepted(int(record.get("status", 201)), body)
 
-    def _await_draw(self, meta: GameMeta, accepted: Accepted, wait_seconds: float) -> Accepted:
-        """The answer once the pending draws are recorded, or the 202 if time runs out."""
-        later = self._await_draws(meta.game_id, int(accepted.body["version"]), wait_seconds)
-        state = self.latest(meta.game_id)
-        if not later:
+    def _await_draw(
+        self, meta: GameMeta, seat: int, command_id: str, accepted: Accepted, wait: float
+    ) -> Accepted:
+        """The answer once the command's draws are recorded, or the 202 if time runs out.
+
+        The command's record is updated to the completed answer, so that repeating the
+        command returns what this first answer said.
+        """
+        first = int(accepted.body["events"][0]["version"])
+        drawn = self._await_draws(meta.game_id, int(accepted.body["version"]), wait)
+        completing = list(itertools.takewhile(lambda e: e.actor == SYSTEM, drawn))
+        if not completing:
             return accepted
-        events = [*accepted.body["events"], *shown(meta, later, game_over=state.over)]
-        status = 202 if play.status(meta.rules, state) == AWAITING_RANDOM else 201
-        return Accepted(status, {"version": later[-1].version, "events": events})
+        last = completing[-1].version
+        pending = play.status(meta.rules, self.state_at(meta.game_id, last)) == AWAITING_RANDOM
+        record = {"seat": seat, "first": first, "last": last, "status": 202 if pending else 201}
+        self._store.remember_command(meta.game_id, _command_key(seat, command_id), record)
+        return self._replay(meta, record)
 
     def _await_draws(self, game_id: str, after: int, wait_seconds: float) -> list[StoredEvent]:
         """Block on the stream (never a sleep) until the game stops awaiting randomness."""

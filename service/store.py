@@ -163,6 +163,10 @@ class EventStore:
         raw = self._redis.hget(commands_key(game_id), command_key)
         return None if raw is None else dict(json.loads(raw))
 
+    def remember_command(self, game_id: str, command_key: str, record: Mapping[str, Any]) -> None:
+        """Replace an accepted command's record (its answer grew: the draw it waited for)."""
+        self._redis.hset(commands_key(game_id), command_key, json.dumps(dict(record)))
+
     def read(self, game_id: str, *, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
         """Stored events with ``after < version <= upto`` (to the end when ``upto`` is None)."""
         end = "+" if upto is None else f"0-{upto}"

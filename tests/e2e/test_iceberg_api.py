@@ -46,7 +46,8 @@ def design_draw(seed: bytes, game_id: str, version: int, kind: str, label: str, 
 
     def uniform(k: int) -> int:
         limit = (2**32 // k) * k
-        return next(w for w in stream if w < limit) % k
+        word: int = next(w for w in stream if w < limit)
+        return word % k
 
     def shuffle(k: int) -> list[int]:
         items = list(range(k))
@@ -95,14 +96,14 @@ def test_a_game_is_played_to_the_end_with_dice_from_the_worker(
     assert [e["type"] for e in events[-2:]] == ["game_over", "seed_revealed"]
     refolded = create_app(app.config["FLOE_SETTINGS"]).test_client()  # an empty cache
     assert refolded.get(f"/v1/games/{game.id}").get_json() == game.view()
-    seed = bytes.fromhex(events[-1]["data"]["seed"])
-    assert hashlib.sha256(seed).hexdigest() == events[0]["data"]["seed_commitment"]
+    revealed = bytes.fromhex(events[-1]["data"]["seed"])
+    assert hashlib.sha256(revealed).hexdigest() == events[0]["data"]["seed_commitment"]
     draws = [e for e in events if e["type"] == "random"]
     assert draws[0]["data"]["label"] == "tiles" and draws[0]["version"] == 2
     for event in draws:
         data = event["data"]
         expected = design_draw(
-            seed, game.id, event["version"], data["kind"], data["label"], data["n"]
+            revealed, game.id, event["version"], data["kind"], data["label"], data["n"]
         )
         assert data["outcome"] == expected
 
@@ -123,6 +124,11 @@ def test_a_roll_is_202_until_the_worker_draws_then_the_die_is_public(
     entries = redis_client.xread({events_key(game.id): "0-5"}, block=10_000)
     assert entries, "the worker recorded the die"
     die = game.get("/events?after=5").get_json()["events"][0]
+    waited = game.post(1, {"type": "roll"}, 6, "r2", wait=10)
+    assert waited.status_code == 201
+    assert [e["type"] for e in waited.get_json()["events"]] == ["roll", "random"]
+    repeated = game.post(1, {"type": "roll"}, 6, "r2", wait=10)
+    assert (repeated.status_code, repeated.get_json()) == (201, waited.get_json())
     assert die["type"] == "random" and die["data"]["label"] == "die"
     assert isinstance(die["data"]["outcome"], int)  # dice are public at once
 
@@ -144,8 +150,8 @@ def test_the_tile_layout_reaches_nobody_before_the_end(
         state = client.get(f"/v1/games/{game.id}", headers=headers).get_json()["state"]
         assert all("value" not in t for t in state["tiles"] if t["state"] == "face_down")
     stream = client.get(f"/v1/games/{game.id}/events/stream?after=1")
-    first = stream.response.__next__()  # the retry line
-    second = next(iter(stream.response))
+    chunks = iter(stream.response)
+    first, second = next(chunks), next(chunks)  # the retry line, then event 1
     assert b"retry" in first and b'"outcome":null' in second
     stream.close()
     # The organizer's export is the full log; nobody else gets it before the end.

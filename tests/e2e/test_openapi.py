@@ -1,11 +1,13 @@
 """``openapi.yaml`` against the running app: same routes, a sound document, true answers.
 
-Every response the app gives in these tests — a whole Arktia game played from
-``legal-actions`` and every documented refusal — is checked against the operation it came
-from: the status must be documented, the JSON body (every export line, every SSE ``data:``)
+Every response the app gives in these tests — whole Arktia and Iceberg games played from
+``legal-actions`` (Iceberg's draws made by a real ``floe worker`` process), a 202 and every
+documented refusal — is checked against the operation it came from: the status must be
+documented, the JSON body (every export line, every SSE ``data:``, also of a live stream)
 must validate against the documented schema, required headers must be present, and an
 error's ``code`` must be named in the operation's docs. Request bodies are checked too: one
 the server accepts must fit the documented request schema, one it refuses as malformed must not.
+Draws are awaited on the event stream (``?wait=``, XREAD BLOCK), never with a sleep.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import hashlib
 import json
 import random
 import re
+import subprocess
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +24,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import pytest
+import redis
 import yaml
 from flask import Flask
 from jsonschema import Draft202012Validator
@@ -31,6 +35,8 @@ from werkzeug.routing import MapAdapter
 from service.app import create_app
 from service.config import Settings
 from service.redis_server import free_tcp_port
+from service.store import events_key
+from tests.conftest import StartWorker
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 BASE_URI = "https://floe.invalid/openapi.yaml"
@@ -49,7 +55,7 @@ SCHEMA_REFUSALS = frozenset(
     }
 )
 #: Statuses whose request body passed every schema check on the server.
-BODY_ACCEPTED = frozenset({200, 201, 403, 409, 422})
+BODY_ACCEPTED = frozenset({200, 201, 202, 403, 409, 422})
 NOT_SCRIPTABLE = frozenset({"500", "503"})  # 503 has its own test against a dead store
 
 
@@ -298,6 +304,29 @@ class CheckedClient:
     def get(self, path: str, **kwargs: Any) -> Answer:
         return self.call("GET", path, **kwargs)
 
+    def stream(self, path: str, messages: int, *, token: str | None = None) -> list[SseMessage]:
+        """The first ``messages`` messages of a live event stream, then hang up; checked too.
+
+        Ask only for events that exist: the stream blocks (heartbeats) until more arrive.
+        """
+        sent = {} if token is None else {"Authorization": f"Bearer {token}"}
+        response = self.client.get(path, headers=sent, buffered=False)
+        text = ""
+        try:
+            for chunk in response.iter_encoded():
+                text += chunk.decode("utf-8")
+                if len(parse_sse(text)) >= messages:
+                    break
+        finally:
+            response.close()
+        template = self.template("GET", path)
+        parsed = self.spec.check_response(
+            "GET", template, response.status_code, dict(response.headers), text.encode("utf-8")
+        )
+        self.seen.add(("get", template, response.status_code))
+        assert response.status_code == 200 and len(parsed) == messages, f"GET {path}: {text}"
+        return list(parsed)
+
     def post(self, path: str, **kwargs: Any) -> Answer:
         return self.call("POST", path, **kwargs)
 
@@ -333,10 +362,24 @@ def create_game(api: CheckedClient, **extra: Any) -> tuple[str, list[str]]:
 
 
 def post_action(
-    api: CheckedClient, game_id: str, token: str, action: Any, version: int, command_id: str
+    api: CheckedClient,
+    game_id: str,
+    token: str,
+    action: Any,
+    version: int,
+    command_id: str,
+    *,
+    wait: int | None = None,
 ) -> Answer:
     body = {"action": action, "expected_version": version, "command_id": command_id}
-    return api.post(f"/v1/games/{game_id}/actions", token=token, json_body=body)
+    query = "" if wait is None else f"?wait={wait}"
+    return api.post(f"/v1/games/{game_id}/actions{query}", token=token, json_body=body)
+
+
+def await_draw(redis_client: redis.Redis, game_id: str, after: int) -> None:
+    """Block on the game's stream (never a sleep) until the worker appended past ``after``."""
+    entries = redis_client.xread({events_key(game_id): f"0-{after}"}, block=10_000)
+    assert entries, f"no worker recorded the draw of {game_id} after version {after}"
 
 
 # ----- the document --------------------------------------------------------------------------
@@ -551,10 +594,124 @@ def test_a_whole_game_answers_as_documented(api: CheckedClient) -> None:
     assert listed["total"] == games and {g["status"] for g in listed["games"]} == {"over"}
 
 
+def play_iceberg(api: CheckedClient, seed: int, players: int) -> set[str]:
+    """Play one Iceberg game from ``legal-actions`` only, draws by the worker; pending kinds.
+
+    The game's draws depend on its (random) id, so only the choices are seeded: ``choose``
+    picks among the legal actions, ``rng`` picks viewers and versions to look at.
+    """
+    choose = random.Random(seed)
+    rng = random.Random(-seed)
+    create = {"game": "iceberg", "players": [{"name": f"p{i}"} for i in range(players)]}
+    created = api.post("/v1/games?wait=10", json_body=create, expect=201).body
+    assert (created["version"], created["status"]) == (2, "active"), "the worker dealt"
+    game_id, tokens = created["id"], [seat["token"] for seat in created["seats"]]
+    base = f"/v1/games/{game_id}"
+    for token in (None, ORGANIZER, rng.choice(tokens)):
+        [tiles] = api.get(f"{base}/events?after=1&limit=1", token=token, expect=200).body["events"]
+        assert tiles["type"] == "random" and tiles["data"]["label"] == "tiles"
+        assert tiles["data"]["outcome"] is None, "the layout is secret until the end"
+    pending_kinds: set[str] = set()
+    rolled: list[int] = []
+    moves = 0
+    while True:
+        viewer = rng.choice([None, *range(players)])
+        view = api.get(base, token=None if viewer is None else tokens[viewer], expect=200).body
+        assert view["viewer"] == viewer
+        if view["pending"] is not None:
+            pending_kinds.add(view["pending"]["type"])
+            assert view["pending"] == view["state"]["pending"]
+        if view["status"] == "over":
+            break
+        assert view["status"] == "active", "with ?wait=10 every draw is in before the answer"
+        [seat] = view["to_act"]
+        legal = api.get(f"{base}/legal-actions", token=tokens[seat], expect=200).body
+        other = rng.choice([s for s in range(players) if s != seat])
+        idle = api.get(f"{base}/legal-actions", token=tokens[other], expect=200).body
+        assert legal["version"] == view["version"] and legal["actions"] and not idle["actions"]
+        weights = [10.0 if a["type"] in ("roll", "flip") else 1.0 for a in legal["actions"]]
+        action = choose.choices(legal["actions"], weights)[0]
+        accepted = post_action(
+            api, game_id, tokens[seat], action, legal["version"], f"{seed}-{moves}", wait=10
+        )
+        assert accepted.status == 201, accepted.body
+        events = accepted.body["events"]
+        assert events[0]["data"] == {"action": action}
+        versions = list(range(legal["version"] + 1, accepted.body["version"] + 1))
+        assert [e["version"] for e in events] == versions
+        if events[-1]["type"] == "seed_revealed":  # the action, or the die it drew, ended it
+            assert events[-2]["type"] == "game_over" and "hash" in events[-1]
+        else:
+            assert all("hash" not in e for e in events)
+        if action["type"] == "roll":
+            rolled.append(events[0]["version"])
+            assert events[1]["type"] == "random" and events[1]["data"]["label"] == "die"
+            assert isinstance(events[1]["data"]["outcome"], int), "a die is public at once"
+        moves += 1
+        if moves == 3:  # a live stream: the layout masked there too
+            live = api.stream(f"{base}/events/stream", 4, token=rng.choice(tokens))
+            assert [m.event for m in live[:2]] == ["game_created", "random"]
+            assert json.loads(live[1].data)["data"]["outcome"] is None
+            full = api.get(f"{base}/export", token=ORGANIZER, expect=200).body
+            assert full[1]["data"]["outcome"] is not None, "the organizer's export is unmasked"
+        if moves % 7 == 0:
+            version = rng.randint(1, accepted.body["version"])
+            old = api.get(f"{base}/state?version={version}", token=tokens[seat], expect=200)
+            assert old.body["version"] == version
+            page = api.get(f"{base}/events?after={version - 1}&limit=5", expect=200).body
+            assert page["events"][0]["version"] == version
+            api.get("/v1/games?limit=3", expect=200)
+    assert moves > 5 and rolled, "the game had rolls"
+
+    final = view["version"]
+    assert view["outcome"] is not None and view["seed"] is not None
+    assert hashlib.sha256(bytes.fromhex(view["seed"])).hexdigest() == view["seed_commitment"]
+    dealing = api.get(f"{base}/state?version=1", expect=200).body
+    assert (dealing["status"], dealing["state"]["phase"], dealing["to_act"]) == (
+        "awaiting_random",
+        "deal",
+        [],
+    )
+    rolling = api.get(f"{base}/state?version={rng.choice(rolled)}", expect=200).body
+    assert rolling["status"] == "awaiting_random" and rolling["to_act"] == []
+    assert rolling["state"]["awaiting_die"] is True
+    for version in (2, final - 1, final):
+        api.get(f"{base}/state?version={version}", token=rng.choice(tokens), expect=200)
+    for token in tokens:
+        assert api.get(f"{base}/legal-actions", token=token, expect=200).body["actions"] == []
+
+    events = api.get(f"{base}/events", expect=200).body["events"]
+    assert [e["version"] for e in events] == list(range(1, final + 1))
+    assert all("hash" in e and "prev_hash" in e for e in events)
+    assert events[1]["data"]["outcome"] is not None, "after the end everything is public"
+    assert api.get(f"{base}/export", expect=200).body == events
+    messages = api.get(f"{base}/events/stream", token=tokens[0], expect=200).body
+    assert [json.loads(m.data) for m in messages] == events
+    return pending_kinds
+
+
+def test_whole_iceberg_games_answer_as_documented(
+    api: CheckedClient, worker: subprocess.Popen[bytes]
+) -> None:
+    pending_kinds: set[str] = set()
+    games = 0
+    for seed in range(40):  # about 2 in 5 four-player games reach a keep_group choice
+        pending_kinds |= play_iceberg(api, seed, players=(2, 3, 4, 4)[min(seed, 3)])
+        games += 1
+        if games >= 3 and pending_kinds == {"remove_tile", "keep_group"}:
+            break
+    assert pending_kinds == {"remove_tile", "keep_group"}, "no game reached both choices"
+    listed = api.get("/v1/games", expect=200).body
+    assert listed["total"] == games and {g["status"] for g in listed["games"]} == {"over"}
+    assert {g["game"] for g in listed["games"]} == {"iceberg"}
+
+
 # ----- every documented refusal --------------------------------------------------------------
 
 
-def test_every_documented_status_is_given_and_fits(api: CheckedClient, spec: OpenApi) -> None:
+def test_every_documented_status_is_given_and_fits(
+    api: CheckedClient, spec: OpenApi, start_worker: StartWorker, redis_client: redis.Redis
+) -> None:
     game_id, (t0, t1) = create_game(api)
     base = f"/v1/games/{game_id}"
     actions = f"{base}/actions"
@@ -712,6 +869,8 @@ def test_every_documented_status_is_given_and_fits(api: CheckedClient, spec: Ope
     assert [line["version"] for line in unmasked] == [1, 2] and "hash" in unmasked[1]
     assert len(api.get(f"{done}/export", token=other_token, expect=200).body) == 4
 
+    check_iceberg_refusals_and_the_202(api, start_worker, redis_client)
+
     api.get("/v1/health", expect=200)
 
     # every documented status but 500 and 503 was seen, and nothing else
@@ -723,6 +882,127 @@ def test_every_documented_status_is_given_and_fits(api: CheckedClient, spec: Ope
     }
     assert expected - api.seen == set(), "documented statuses this test never provoked"
     assert api.seen - expected == set()
+
+
+def check_iceberg_refusals_and_the_202(
+    api: CheckedClient, start_worker: StartWorker, redis_client: redis.Redis
+) -> None:
+    """Iceberg's setup draw, its refusals, and a roll answered 202 before the worker drew."""
+    ice = {"game": "iceberg", "players": [{"name": "Ada"}, {"name": "Bo"}]}
+    api.post("/v1/games?wait=31", json_body=ice, expect=400, code="invalid_query")
+    api.post("/v1/games?wait=x", json_body=ice, expect=400, code="invalid_query")
+    five = {**ice, "players": [{"name": f"p{i}"} for i in range(5)]}
+    api.post("/v1/games", json_body=five, expect=400, code="player_count")
+    typo = {**ice, "options": {"idle_limit": 5}}
+    api.post("/v1/games", json_body=typo, expect=400, code="unknown_option")
+    for limit in (-1, 1_000_001, True, "5"):
+        bad = {**ice, "options": {"idle_turn_limit": limit}}
+        api.post("/v1/games", json_body=bad, expect=400, code="invalid_option")
+
+    # No worker yet: the game waits for its tiles, and every action is refused meanwhile.
+    created = api.post("/v1/games", json_body=ice, expect=201).body
+    assert (created["version"], created["status"]) == (1, "awaiting_random")
+    game_id, (t0, t1) = created["id"], [seat["token"] for seat in created["seats"]]
+    base = f"/v1/games/{game_id}"
+    actions = f"{base}/actions"
+    view = api.get(base, token=t0, expect=200).body
+    assert (view["status"], view["to_act"], view["state"]["phase"]) == (
+        "awaiting_random",
+        [],
+        "deal",
+    )
+    assert api.get(f"{base}/legal-actions", token=t0, expect=200).body["actions"] == []
+    start = {"action": {"type": "place_start", "square": [3, 3]}, "expected_version": 1}
+    api.post(
+        actions,
+        token=t0,
+        json_body={**start, "command_id": "s"},
+        expect=403,
+        code="awaiting_random",
+    )
+    start_worker()
+    await_draw(redis_client, game_id, 1)
+    view = api.get(base, expect=200).body
+    assert (view["version"], view["status"], view["to_act"]) == (2, "active", [0])
+    for token in (None, t1, ORGANIZER):
+        [tiles] = api.get(f"{base}/events?after=1", token=token, expect=200).body["events"]
+        assert tiles["data"]["label"] == "tiles" and tiles["data"]["outcome"] is None
+    assert api.get(f"{base}/export", token=ORGANIZER, expect=200).body[1]["data"]["outcome"]
+    waited = api.post("/v1/games?wait=10", json_body=ice, expect=201).body
+    assert (waited["version"], waited["status"]) == (2, "active")
+
+    def refuse(token: str, action: Any, version: int, status: int, code: str) -> None:
+        body = {"action": action, "expected_version": version, "command_id": f"bad-{code}"}
+        api.post(actions, token=token, json_body=body, expect=status, code=code)
+
+    # the starting coins (version 2: seat 0, then seat 1)
+    refuse(t0, {"type": "roll"}, 2, 422, "start_pending")
+    refuse(t0, {"type": "place_start", "square": [0, 0]}, 2, 422, "not_a_start_square")
+    refuse(t1, {"type": "place_start", "square": [6, 6]}, 2, 403, "not_your_turn")
+    post_action(api, game_id, t0, {"type": "place_start", "square": [3, 3]}, 2, "s0", wait=10)
+    refuse(t1, {"type": "place_start", "square": [3, 3]}, 3, 422, "occupied")
+    post_action(api, game_id, t1, {"type": "place_start", "square": [6, 3]}, 3, "s1", wait=10)
+
+    # regular turns (version 4, seat 0; no tile is face-up yet)
+    malformed: list[tuple[Any, str]] = [
+        ({"type": "roll", "tile": [0, 0]}, "unexpected_field"),
+        ({"type": "flip"}, "missing_field"),
+        ({"type": "flip", "tile": [0, 1001]}, "invalid_field"),
+        ({"type": "flip", "tile": [True, 0]}, "invalid_field"),
+        ({"type": "remove_tile", "tile": [0, 0, 0]}, "invalid_field"),
+        ({"type": "play", "to": [0, 0]}, "invalid_field"),
+        ({"type": "play", "to": {"square": [0, 0], "tile": [0, 0]}}, "invalid_field"),
+        ({"type": "play", "to": {"hex": [0, 0]}}, "invalid_field"),
+        ({"type": "place_start", "square": "3,3"}, "invalid_field"),
+        ({"type": "dig"}, "unknown_action_type"),
+    ]
+    for action, code in malformed:
+        refuse(t0, action, 4, 400, code)
+    body = {"action": {"type": "roll"}, "expected_version": 4, "command_id": "w"}
+    api.post(f"{actions}?wait=31", token=t0, json_body=body, expect=400, code="invalid_query")
+    api.post(f"{actions}?wait=-1", token=t0, json_body=body, expect=400, code="invalid_query")
+    illegal: list[tuple[Any, str]] = [
+        ({"type": "place_start", "square": [6, 6]}, "setup_over"),
+        ({"type": "flip", "tile": [2, 2]}, "off_board"),
+        ({"type": "play", "to": {"square": [10, 0]}}, "off_board"),
+        ({"type": "flip", "tile": [1, 1]}, "no_open_side"),
+        ({"type": "play", "to": {"square": [6, 3]}}, "occupied"),
+        ({"type": "play", "to": {"tile": [0, 0]}}, "tile_face_down"),
+        ({"type": "move", "from": {"square": [0, 0]}, "to": {"square": [1, 0]}}, "no_coin_there"),
+        ({"type": "move", "from": {"square": [6, 3]}, "to": {"square": [7, 3]}}, "not_your_coin"),
+        ({"type": "move", "from": {"square": [3, 3]}, "to": {"square": [5, 3]}}, "not_adjacent"),
+        ({"type": "remove_tile", "tile": [0, 0]}, "no_pending_decision"),
+        ({"type": "keep_group", "tile": [0, 0]}, "no_pending_decision"),
+    ]
+    for action, code in illegal:
+        refuse(t0, action, 4, 422, code)
+
+    # a roll without waiting: 202 before any worker could draw, and again for its repeat
+    roll = {"action": {"type": "roll"}, "expected_version": 4, "command_id": "roll"}
+    pending = api.post(f"{actions}?wait=0", token=t0, json_body=roll, expect=202).body
+    assert pending["version"] == 5 and [e["type"] for e in pending["events"]] == ["roll"]
+    again = api.post(actions, token=t0, json_body=roll, expect=202).body
+    assert again == pending, "a repeated command_id answers as the first time"
+    await_draw(redis_client, game_id, 5)
+    after = api.post(actions, token=t0, json_body={**roll, "expected_version": 9}, expect=202)
+    assert after.body == pending, "the repeat of a 202 command stays 202 after the draw"
+    rolled = api.get(f"{base}/state?version=5", token=t1, expect=200).body
+    assert (rolled["status"], rolled["to_act"], rolled["state"]["awaiting_die"]) == (
+        "awaiting_random",
+        [],
+        True,
+    )
+    [die] = api.get(f"{base}/events?after=5", expect=200).body["events"]
+    assert die["data"]["label"] == "die" and isinstance(die["data"]["outcome"], int)
+
+    # No tile was face-up, so the die matched nothing and it is seat 1's turn: flip a corner.
+    view = api.get(base, expect=200).body
+    assert (view["version"], view["to_act"]) == (6, [1])
+    flip = post_action(api, game_id, t1, {"type": "flip", "tile": [0, 0]}, 6, "flip", wait=10)
+    assert flip.status == 201 and [e["type"] for e in flip.body["events"]] == ["flip"]
+    refuse(t0, {"type": "flip", "tile": [0, 0]}, 7, 422, "already_face_up")
+    refuse(t0, {"type": "play", "to": {"square": [0, 0]}}, 7, 422, "tile_face_up")
+    refuse(t0, {"type": "play", "to": {"square": [3, 3]}}, 6, 409, "version_conflict")
 
 
 def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
