@@ -141,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = Report()
     load_before = load_average()
     cores = os.cpu_count() or 1
-    if load_before is not None and load_before > 0.25 * cores:
+    if load_before is not None and load_before > 0.5 * cores:
         log(f"warning: load average {load_before:.2f} on {cores} cores before starting")
     run_a, run_b, run_c = ("a" in args.only), ("b" in args.only), ("c" in args.only)
 
@@ -207,8 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     elapsed = time.monotonic() - began
     load_after = load_average()
     print(table(report.results))
-    print(f"\ntotal {elapsed:.0f}s; load average {load_before} before, {load_after} after")
-    if load_before is not None and load_before > 0.25 * cores:
+    before = "?" if load_before is None else f"{load_before:.2f}"
+    print(f"\ntotal {elapsed:.0f}s; 1-minute load average {before} before the run")
+    if load_before is not None and load_before > 0.5 * cores:
         print(f"note: the machine was busy before the run ({cores} cores): numbers are noisy")
     document = {
         "command": " ".join([Path(sys.executable).name, "-m", "bench", *sys.argv[1:]]),

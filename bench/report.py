@@ -108,10 +108,10 @@ def git_state(root: str) -> dict[str, Any]:
             )
         except (OSError, subprocess.SubprocessError):
             return ""
-        return done.stdout.strip()
+        return done.stdout
 
     dirty = [line[3:] for line in git("status", "--porcelain").splitlines() if line.strip()]
-    return {"commit": git("rev-parse", "HEAD"), "dirty": dirty}
+    return {"commit": git("rev-parse", "HEAD").strip(), "dirty": dirty}
 
 
 def _fmt(value: float | None) -> str:
@@ -123,6 +123,8 @@ def _fmt(value: float | None) -> str:
         return f"{value:,.0f}"
     if abs(value) >= 100:
         return f"{value:.1f}"
+    if abs(value) < 1:
+        return f"{value:.3f}"
     return f"{value:.2f}"
 
 
@@ -142,4 +144,7 @@ def table(results: Sequence[Result]) -> str:
         lines.append("  ".join(cells).rstrip())
         if index == 0:
             lines.append("  ".join("-" * w for w in widths))
+    notes = [f"  {r.group} / {r.name}: {r.note}" for r in results if r.note]
+    if notes:
+        lines += ["", "notes:", *notes]
     return "\n".join(lines)

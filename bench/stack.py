@@ -204,7 +204,7 @@ class Stack:
         out["redis"] = _proc_cpu(redis_pid) if redis_pid is not None else 0.0
         times = os.times()
         out["client"] = times.user + times.system
-        out["machine"] = _machine_busy()
+        out["machine"] = machine_busy()
         return out
 
 
@@ -226,7 +226,7 @@ def _proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICKS if len(fields) > 12 else 0.0
 
 
-def _machine_busy() -> float:
+def machine_busy() -> float:
     """CPU seconds all cores spent busy since boot (user, nice, system, irq, softirq, steal)."""
     try:
         with open("/proc/stat", encoding="ascii") as stat:
