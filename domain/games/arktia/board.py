@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal, NamedTuple
 
 from domain.games.arktia.hexes import DIRECTIONS, Hex, components, is_connected, neighbours
-from domain.games.arktia.stacks import NEUTRAL, SIZES, Colour, Size, Stack
+from domain.games.arktia.stacks import NEUTRAL, SIZES, Colour, Size, Sizes, Stack
 
 Phase = Literal["neutral", "round1", "round2", "play"]
 #: Why a player's game ended: (a) no_action, (b) cannot_melt, (c) too_few, (d) retired,
@@ -52,9 +52,12 @@ class Tie:
     groups: tuple[frozenset[Hex], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ArktiaBoard:
-    """Everything an Arktia position is. ``stacks`` is never mutated, only replaced."""
+class ArktiaBoard(NamedTuple):
+    """Everything an Arktia position is. ``stacks`` is never mutated, only replaced.
+
+    A named tuple rather than a frozen dataclass: every event of a fold makes new boards, and
+    copying a tuple with a change is several times cheaper than ``dataclasses.replace``.
+    """
 
     shape: frozenset[Hex]
     tiles: frozenset[Hex]
@@ -71,6 +74,13 @@ class ArktiaBoard:
     finished: bool = False
     neutral_lost: int = 0
 
+    def but(self, **changes: Any) -> ArktiaBoard:
+        """A copy with ``changes`` (``_replace`` without its per-call overhead)."""
+        values = list(self)
+        for name, value in changes.items():
+            values[_FIELD_INDEX[name]] = value
+        return tuple.__new__(ArktiaBoard, values)
+
     @property
     def seats(self) -> int:
         return len(self.players)
@@ -83,7 +93,7 @@ class ArktiaBoard:
 
     def holds(self, tile: Hex, colour: Colour) -> bool:
         stack = self.stacks.get(tile)
-        return stack is not None and stack.has(colour)
+        return stack is not None and colour in stack
 
     def on_board(self, colour: Colour) -> int:
         return sum(stack.count(colour) for stack in self.stacks.values())
@@ -103,18 +113,30 @@ class ArktiaBoard:
         """Empty tiles ``seat`` may place on in the current phase."""
         phase = self.phase
         if phase == "neutral":
-            anchor = [t for t, s in self.stacks.items() if s.has(NEUTRAL)]
+            anchor = [t for t, s in self.stacks.items() if NEUTRAL in s]
         elif phase == "round1":
             # With or without neutrals, in round 1 every occupied tile holds a neutral or an
             # opponent's piece, so "next to any occupied tile" covers both rules.
             anchor = list(self.stacks)
         else:
-            anchor = [t for t, s in self.stacks.items() if s.has(seat)]
+            anchor = [t for t, s in self.stacks.items() if seat in s]
         if not anchor and phase in ("neutral", "round1"):
             return sorted(self.empty_tiles())
         return sorted(
             {nb for tile in anchor for nb in neighbours(tile) if nb in self.tiles}
             - self.stacks.keys()
+        )
+
+    def _can_place(self, seat: int) -> bool:
+        """Whether ``placement_tiles`` would be non-empty, stopping at the first tile found."""
+        if self.phase != "play":
+            return bool(self.placement_tiles(seat))
+        stacks, tiles = self.stacks, self.tiles
+        return any(
+            nb in tiles and nb not in stacks
+            for tile, stack in stacks.items()
+            if seat in stack
+            for nb in neighbours(tile)
         )
 
     def placement_sizes(self, seat: int) -> list[Size]:
@@ -133,15 +155,20 @@ class ArktiaBoard:
                 return [(source[0] + uq * k, source[1] + ur * k) for k in range(1, steps + 1)]
         return None
 
-    def moved(self, source: Hex, unit: frozenset[Size], target: Hex) -> dict[Hex, Stack]:
+    def moved(self, source: Hex, unit: Sizes, target: Hex) -> dict[Hex, Stack]:
         """The stacks after ``unit`` moves from ``source`` to ``target`` (no checks)."""
         moving, staying = self.stacks[source].take(unit)
+        return self.with_move(source, moving, staying, target)
+
+    def with_move(
+        self, source: Hex, moving: Stack, staying: Stack, target: Hex
+    ) -> dict[Hex, Stack]:
         stacks = dict(self.stacks)
         if staying.empty:
             del stacks[source]
         else:
             stacks[source] = staying
-        stacks[target] = stacks.get(target, Stack()).merge(moving)
+        stacks[target] = stacks.get(target, _EMPTY).merge(moving)
         return stacks
 
     def moves(self, seat: int) -> Iterator[tuple[Hex, str, Hex]]:
@@ -151,14 +178,14 @@ class ArktiaBoard:
         exactly when the tiles it keeps elsewhere (``rest``) still join up with the landing
         tile; that is checked per unit once, not per landing.
         """
-        own = frozenset(tile for tile, stack in self.stacks.items() if stack.has(seat))
+        own = frozenset(tile for tile, stack in self.stacks.items() if seat in stack)
         empty = Stack()
         for source, stack in sorted(self.stacks.items()):
             if stack.controller != seat:
                 continue
             for unit_name, unit in stack.units().items():
                 moving, staying = stack.take(unit)
-                rest = own if staying.has(seat) else own - {source}
+                rest = own if seat in staying else own - {source}
                 rest_whole = is_connected(rest)
                 for dq, dr in DIRECTIONS:
                     target = (source[0] + dq, source[1] + dr)
@@ -171,7 +198,7 @@ class ArktiaBoard:
 
     def can_act(self, seat: int) -> bool:
         """Rule (a): may ``seat`` place or move at the start of its turn?"""
-        if self.placement_sizes(seat) and self.placement_tiles(seat):
+        if self.placement_sizes(seat) and self._can_place(seat):
             return True
         return self.phase == "play" and next(self.moves(seat), None) is not None
 
@@ -196,14 +223,47 @@ def _joins(rest: frozenset[Hex], rest_whole: bool, target: Hex) -> bool:
     return is_connected(rest | {target})
 
 
+_EMPTY = Stack()
+_FIELD_INDEX = {name: index for index, name in enumerate(ArktiaBoard._fields)}
+
+
+def may_split(
+    before: Mapping[Hex, Stack],
+    after: Mapping[Hex, Stack],
+    colour: Colour,
+    source: Hex,
+    target: Hex,
+    staying: Stack,
+) -> bool:
+    """Could moving ``colour`` from ``source`` to ``target`` have split it? False is certain.
+
+    Every colour is one group before a move (removal restores that after every action). The
+    rest stays whole when ``colour`` keeps a piece on ``source``, or when its pieces around
+    ``source`` form one unbroken arc of the six neighbours (neighbours next to each other in
+    the ring touch, so the arc joins up without ``source``). The landing then joins the rest
+    when it touches a tile of that colour. Anything else gets the full check.
+    """
+    if colour not in staying:
+        ring = [(s := before.get(nb)) is not None and colour in s for nb in neighbours(source)]
+        if not any(ring):
+            return False  # the colour stood on source alone: it now stands on target alone
+        if sum(1 for i in range(6) if ring[i] and not ring[i - 1]) > 1:
+            return True  # two or more separate arcs: source may be what joined them
+    return _lands_apart(after, colour, target)
+
+
+def _lands_apart(after: Mapping[Hex, Stack], colour: Colour, target: Hex) -> bool:
+    return not any((s := after.get(nb)) is not None and colour in s for nb in neighbours(target))
+
+
 def keeps_together(stacks: Mapping[Hex, Stack], colour: Colour) -> bool:
     """True when every piece of ``colour`` sits in one group, so none would be removed."""
-    return is_connected({tile for tile, stack in stacks.items() if stack.has(colour)})
+    return is_connected({tile for tile, stack in stacks.items() if colour in stack})
 
 
 def split_groups(stacks: Mapping[Hex, Stack], colour: Colour) -> list[tuple[frozenset[Hex], int]]:
     """The groups of tiles holding ``colour``, each with its weight in pieces of that colour."""
-    tiles = [tile for tile, stack in stacks.items() if stack.has(colour)]
+    tiles = [tile for tile, stack in stacks.items() if colour in stack]
     return [
         (frozenset(group), sum(stacks[t].count(colour) for t in group))
         for group in components(tiles)

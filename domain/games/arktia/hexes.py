@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from functools import cache
 
 Hex = tuple[int, int]
 
@@ -10,10 +11,11 @@ Hex = tuple[int, int]
 DIRECTIONS: tuple[Hex, ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 
 
-def neighbours(tile: Hex) -> Iterator[Hex]:
+@cache
+def neighbours(tile: Hex) -> tuple[Hex, ...]:
+    """The six tiles around ``tile`` (cached: folds ask millions of times)."""
     q, r = tile
-    for dq, dr in DIRECTIONS:
-        yield (q + dq, r + dr)
+    return tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
 
 
 def rows(spec: Iterable[tuple[int, int, int]]) -> frozenset[Hex]:
@@ -56,8 +58,7 @@ def is_connected(tiles: frozenset[Hex] | set[Hex]) -> bool:
     seen = {start}
     frontier = [start]
     while frontier:
-        q, r = frontier.pop()
-        for nb in ((q + 1, r), (q + 1, r - 1), (q, r - 1), (q - 1, r), (q - 1, r + 1), (q, r + 1)):
+        for nb in neighbours(frontier.pop()):
             if nb in tiles and nb not in seen:
                 seen.add(nb)
                 frontier.append(nb)

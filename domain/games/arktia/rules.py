@@ -22,6 +22,7 @@ from domain.games.arktia.actions import (
     Place,
     Retire,
     parse_action,
+    trusted_action,
 )
 from domain.games.arktia.board import (
     ArktiaBoard,
@@ -31,6 +32,7 @@ from domain.games.arktia.board import (
     Tie,
     colour_order,
     keeps_together,
+    may_split,
     split_groups,
 )
 from domain.games.arktia.hexes import Hex
@@ -151,7 +153,7 @@ class ArktiaRules:
     def evolve(self, board: ArktiaBoard, event: Event) -> ArktiaBoard:
         if event.type not in ("place", "move", "retire", "keep_group", "melt"):
             return board  # no other event changes an Arktia board
-        action = parse_action(event.data["action"])
+        action = trusted_action(event.data["action"])
         seat = event.actor if isinstance(event.actor, int) else board.current or 0
         if isinstance(action, Place):
             return _after_action(_place(board, seat, action), seat, set())
@@ -159,7 +161,7 @@ class ArktiaRules:
             moved_board, colours = _move(board, action)
             return _after_action(moved_board, seat, colours)
         if isinstance(action, Retire):
-            board = replace(board, turns=board.turns + 1)
+            board = board.but(turns=board.turns + 1)
             return _end_turn(_end_player(board, seat, "retired"), seat)
         if isinstance(action, KeepGroup):
             return _after_removal(_keep(board, seat, action), seat)
@@ -247,7 +249,7 @@ def _place(board: ArktiaBoard, seat: int, action: Place) -> ArktiaBoard:
     players[seat] = players[seat].taking(action.size, neutral=neutral)
     stacks = dict(board.stacks)
     stacks[action.tile] = Stack.single(action.size, owner)
-    return replace(board, stacks=stacks, players=tuple(players), turns=board.turns + 1)
+    return board.but(stacks=stacks, players=tuple(players), turns=board.turns + 1)
 
 
 def _move(board: ArktiaBoard, action: Move) -> tuple[ArktiaBoard, set[Colour]]:
@@ -258,32 +260,38 @@ def _move(board: ArktiaBoard, action: Move) -> tuple[ArktiaBoard, set[Colour]]:
     """
     stack = board.stacks[action.source]
     unit = stack.units()[action.unit]
-    moving, _ = stack.take(unit)
-    stacks = board.moved(action.source, unit, action.target)
-    return replace(board, stacks=stacks, turns=board.turns + 1), moving.colours
+    moving, staying = stack.take(unit)
+    stacks = board.with_move(action.source, moving, staying, action.target)
+    suspects = {
+        colour
+        for colour in moving.colours
+        if may_split(board.stacks, stacks, colour, action.source, action.target, staying)
+    }
+    return board.but(stacks=stacks, turns=board.turns + 1), suspects
 
 
 def _after_action(board: ArktiaBoard, seat: int, colours: set[Colour]) -> ArktiaBoard:
     """Remove the lighter groups of every split colour; ties wait for the active player."""
     ties: list[Tie] = []
     for colour in sorted(colours, key=colour_order):
+        if keeps_together(board.stacks, colour):
+            continue  # the common case, and much cheaper than weighing groups
         groups = split_groups(board.stacks, colour)
-        if len(groups) < 2:
-            continue
         heaviest = max(weight for _, weight in groups)
         tied = [group for group, weight in groups if weight == heaviest]
         if len(tied) > 1:
             ties.append(Tie(colour, tuple(tied)))
         else:
             board = _capture(board, seat, colour, tied[0])
-    board = replace(board, ties=tuple(ties))
-    return board if ties else _after_removal(board, seat)
+    if ties:
+        return board.but(ties=tuple(ties))
+    return _after_removal(board, seat)
 
 
 def _keep(board: ArktiaBoard, seat: int, action: KeepGroup) -> ArktiaBoard:
     tie = board.ties[0]
     group = next(g for g in tie.groups if action.tile in g)
-    return _capture(replace(board, ties=board.ties[1:]), seat, tie.colour, group)
+    return _capture(board.but(ties=board.ties[1:]), seat, tie.colour, group)
 
 
 def _capture(board: ArktiaBoard, seat: int, colour: Colour, group: frozenset[Hex]) -> ArktiaBoard:
@@ -291,7 +299,7 @@ def _capture(board: ArktiaBoard, seat: int, colour: Colour, group: frozenset[Hex
     stacks = dict(board.stacks)
     removed = 0
     for tile, stack in board.stacks.items():
-        if tile in group or not stack.has(colour):
+        if tile in group or colour not in stack:
             continue
         removed += stack.count(colour)
         rest = stack.without(colour)
@@ -302,11 +310,11 @@ def _capture(board: ArktiaBoard, seat: int, colour: Colour, group: frozenset[Hex
     players = list(board.players)
     players[seat] = replace(players[seat], kept=players[seat].kept + removed)
     if colour == NEUTRAL:
-        return replace(
-            board, stacks=stacks, players=tuple(players), neutral_lost=board.neutral_lost + removed
+        return board.but(
+            stacks=stacks, players=tuple(players), neutral_lost=board.neutral_lost + removed
         )
     players[colour] = replace(players[colour], lost=players[colour].lost + removed)
-    return replace(board, stacks=stacks, players=tuple(players))
+    return board.but(stacks=stacks, players=tuple(players))
 
 
 def _after_removal(board: ArktiaBoard, seat: int) -> ArktiaBoard:
@@ -315,43 +323,46 @@ def _after_removal(board: ArktiaBoard, seat: int) -> ArktiaBoard:
         return board
     if board.melt_due and board.phase == "play":
         if board.meltable():
-            return replace(board, melt_owed=True)
+            return board.but(melt_owed=True)
         board = _end_player(board, seat, "cannot_melt")
     return _end_turn(board, seat)
 
 
 def _melt(board: ArktiaBoard, seat: int, action: Melt) -> ArktiaBoard:
-    board = replace(board, tiles=board.tiles - {action.tile}, melt_owed=False)
+    board = board.but(tiles=board.tiles - {action.tile}, melt_owed=False)
     return _credit_melt(board, seat)
 
 
 def _credit_melt(board: ArktiaBoard, seat: int) -> ArktiaBoard:
     players = list(board.players)
     players[seat] = replace(players[seat], melted=players[seat].melted + 1)
-    return replace(board, players=tuple(players))
+    return board.but(players=tuple(players))
 
 
 def _end_player(board: ArktiaBoard, seat: int, reason: EndReason) -> ArktiaBoard:
     players = list(board.players)
     players[seat] = replace(players[seat], ended=reason)
-    return replace(board, players=tuple(players))
+    return board.but(players=tuple(players))
 
 
 def _end_turn(board: ArktiaBoard, seat: int) -> ArktiaBoard:
     """Close ``seat``'s turn: apply rule (c) and the turn limit, then find who plays next."""
-    board = replace(board, melt_owed=False, melt_due=False)
     opening = board.step < len(board.schedule)
-    if opening:
-        board = replace(board, step=board.step + 1)
+    if opening or board.melt_owed or board.melt_due:
+        board = board.but(
+            melt_owed=False, melt_due=False, step=board.step + 1 if opening else board.step
+        )
     if board.phase == "play":
+        # Everyone has two pieces when play begins and only captures take pieces away, so
+        # only a player who has lost some can be down to one.
         for other, player in enumerate(board.players):
-            if player.ended is None and board.on_board(other) <= 1:
+            if player.ended is None and player.lost and board.on_board(other) <= 1:
                 board = _end_player(board, other, "too_few")
     if board.turns >= board.turn_limit:
         for other, player in enumerate(board.players):
             if player.ended is None:
                 board = _end_player(board, other, "turn_limit")
-        return replace(board, current=None, finished=True)
+        return board.but(current=None, finished=True)
     if board.step < len(board.schedule):
         return _start_turn(board, board.step)
     return _next_in_play(board, seat if not opening else board.seats - 1)
@@ -361,13 +372,13 @@ def _start_turn(board: ArktiaBoard, step: int) -> ArktiaBoard:
     """Find the next opening step whose seat can place; a seat that cannot is out (rule a)."""
     while step < len(board.schedule):
         seat = board.schedule[step][1]
-        candidate = replace(board, step=step)
+        candidate = board.but(step=step)
         if board.players[seat].ended is None:
             if candidate.can_act(seat):
-                return replace(candidate, current=seat)
+                return candidate.but(current=seat)
             board = _end_player(candidate, seat, "no_action")
         step += 1
-    board = replace(board, step=step)
+    board = board.but(step=step)
     return _next_in_play(board, board.seats - 1)
 
 
@@ -378,6 +389,6 @@ def _next_in_play(board: ArktiaBoard, last: int) -> ArktiaBoard:
         if board.players[seat].ended is not None:
             continue
         if board.can_act(seat):
-            return replace(board, current=seat, melt_due=sum(board.players[seat].reserve) == 0)
+            return board.but(current=seat, melt_due=sum(board.players[seat].reserve) == 0)
         board = _end_player(board, seat, "no_action")
-    return replace(board, current=None, finished=True)
+    return board.but(current=None, finished=True)

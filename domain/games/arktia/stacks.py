@@ -11,50 +11,47 @@ exactly the collapse table (D minus its middle D is C, controlled by the Torus).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 Colour = int  # a seat number, or NEUTRAL
 NEUTRAL: Colour = -1
 SIZES = ("G", "D", "T")
 Size = str
 
+#: A set of sizes as a bit mask: cheap to hash and compare on the hot paths of a fold.
+Sizes = int
+G, D, T = 1, 2, 4
+SIZE_BITS = {"G": G, "D": D, "T": T}
+
 #: Movable units, by the sizes they take, for each form the controller may split.
-_UNITS: dict[frozenset[Size], dict[str, frozenset[Size]]] = {
-    frozenset("DG"): {"G": frozenset("G"), "all": frozenset("DG")},
-    frozenset("TD"): {"D": frozenset("D"), "all": frozenset("TD")},
-    frozenset("TG"): {"T": frozenset("T"), "all": frozenset("TG")},
-    frozenset("TDG"): {"G": frozenset("G"), "DG": frozenset("DG"), "all": frozenset("TDG")},
+_UNITS: dict[Sizes, dict[str, Sizes]] = {
+    D | G: {"G": G, "all": D | G},
+    T | D: {"D": D, "all": T | D},
+    T | G: {"T": T, "all": T | G},
+    T | D | G: {"G": G, "DG": D | G, "all": T | D | G},
 }
+_SINGLE_UNITS = {mask: {"all": mask} for mask in (G, D, T)}
 
 #: The landing table: (sizes that move, sizes already there) pairs that may stack.
-_LANDINGS: frozenset[tuple[frozenset[Size], frozenset[Size]]] = frozenset(
+_LANDINGS: frozenset[tuple[Sizes, Sizes]] = frozenset(
     {
-        (frozenset("G"), frozenset("D")),  # -> A
-        (frozenset("G"), frozenset("TD")),  # -> D
-        (frozenset("D"), frozenset("T")),  # -> B
-        (frozenset("DG"), frozenset("T")),  # -> D
-        (frozenset("T"), frozenset("G")),  # -> C
+        (G, D),  # -> A
+        (G, T | D),  # -> D
+        (D, T),  # -> B
+        (D | G, T),  # -> D
+        (T, G),  # -> C
     }
 )
 
-_SIZE_SETS: dict[tuple[bool, bool, bool], frozenset[Size]] = {
-    (g, d, t): frozenset(s for s, present in zip("GDT", (g, d, t), strict=True) if present)
-    for g in (False, True)
-    for d in (False, True)
-    for t in (False, True)
-}
-
-_FORMS = {
-    frozenset("DG"): "A",
-    frozenset("TD"): "B",
-    frozenset("TG"): "C",
-    frozenset("TDG"): "D",
-}
+_FORMS = {D | G: "A", T | D: "B", T | G: "C", T | D | G: "D"}
 
 
-@dataclass(frozen=True, slots=True)
-class Stack:
-    """The pieces on one tile, as the colour in each size's slot (None when absent)."""
+class Stack(NamedTuple):
+    """The pieces on one tile, as the colour in each size's slot (None when absent).
+
+    A named tuple rather than a frozen dataclass: a fold builds several per event, and a
+    tuple is the cheapest immutable value Python can make.
+    """
 
     g: Colour | None = None
     d: Colour | None = None
@@ -64,7 +61,7 @@ class Stack:
     def of(
         cls, *, g: Colour | None = None, d: Colour | None = None, t: Colour | None = None
     ) -> Stack:
-        return cls(g=g, d=d, t=t)
+        return cls(g, d, t)
 
     @classmethod
     def single(cls, size: Size, colour: Colour) -> Stack:
@@ -74,13 +71,17 @@ class Stack:
         return self.g if size == "G" else self.d if size == "D" else self.t
 
     @property
-    def sizes(self) -> frozenset[Size]:
-        return _SIZE_SETS[(self.g is not None, self.d is not None, self.t is not None)]
+    def sizes(self) -> Sizes:
+        return (
+            (G if self.g is not None else 0)
+            | (D if self.d is not None else 0)
+            | (T if self.t is not None else 0)
+        )
 
     @property
     def pieces(self) -> list[tuple[Size, Colour]]:
         """Bottom to top as the rules draw them (the Globus of C sits inside the Torus)."""
-        order = ("G", "T") if self.sizes == frozenset("TG") else ("T", "D", "G")
+        order = ("G", "T") if self.sizes == T | G else ("T", "D", "G")
         return [(s, c) for s in order if (c := self.colour_of(s)) is not None]
 
     @property
@@ -92,7 +93,8 @@ class Stack:
         return {c for c in (self.g, self.d, self.t) if c is not None}
 
     def has(self, colour: Colour) -> bool:
-        return self.g == colour or self.d == colour or self.t == colour
+        """Whether a piece of ``colour`` is in the stack (hot loops write ``colour in stack``)."""
+        return colour in self
 
     @property
     def empty(self) -> bool:
@@ -101,7 +103,7 @@ class Stack:
     @property
     def controller(self) -> Colour:
         """The topmost piece's colour; in C the Torus is on top of the Globus it encloses."""
-        if self.sizes == frozenset("TG"):
+        if self.sizes == T | G:
             assert self.t is not None
             return self.t
         top = self.g if self.g is not None else self.d if self.d is not None else self.t
@@ -111,14 +113,16 @@ class Stack:
     def count(self, colour: Colour) -> int:
         return (self.g == colour) + (self.d == colour) + (self.t == colour)
 
-    def units(self) -> dict[str, frozenset[Size]]:
+    def units(self) -> dict[str, Sizes]:
         """What the controller may move from here, by the unit's API name."""
-        return _UNITS.get(self.sizes, {"all": self.sizes})
+        sizes = self.sizes
+        return _UNITS.get(sizes) or _SINGLE_UNITS[sizes]
 
-    def take(self, sizes: frozenset[Size]) -> tuple[Stack, Stack]:
+    def take(self, sizes: Sizes) -> tuple[Stack, Stack]:
         """Split into (the moving unit, what stays behind)."""
-        moving = Stack(**{s.lower(): self.colour_of(s) for s in sizes})
-        staying = Stack(**{s.lower(): self.colour_of(s) for s in SIZES if s not in sizes})
+        g, d, t = sizes & G, sizes & D, sizes & T
+        moving = Stack(self.g if g else None, self.d if d else None, self.t if t else None)
+        staying = Stack(None if g else self.g, None if d else self.d, None if t else self.t)
         return moving, staying
 
     def accepts(self, unit: Stack) -> bool:

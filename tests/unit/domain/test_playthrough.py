@@ -18,7 +18,7 @@ import pytest
 from domain.engine import play, rng
 from domain.engine.types import GAME_CREATED, SYSTEM, Event, GameCreated, GameState, SeatInfo
 from domain.games import GAMES
-from domain.games.arktia.board import ArktiaBoard
+from domain.games.arktia.board import ArktiaBoard, keeps_together
 from domain.games.arktia.stacks import NEUTRAL
 
 Invariant = Callable[[GameState[Any], GameState[Any], Event], None]
@@ -51,6 +51,9 @@ def _arktia_conservation(before: GameState[Any], after: GameState[Any], event: E
     assert board.on_board(NEUTRAL) + neutral_reserve + board.neutral_lost == neutral_total
     removed = sum(p.lost for p in board.players) + board.neutral_lost
     assert removed == sum(p.kept for p in board.players)
+    if not board.ties:  # every colour is one group again once the turn's removals are done
+        for colour in [*range(board.seats), NEUTRAL]:
+            assert keeps_together(board.stacks, colour), (colour, event)
     old: ArktiaBoard = before.board
     assert all(new.kept >= was.kept for new, was in zip(board.players, old.players, strict=True))
 
