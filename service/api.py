@@ -64,7 +64,7 @@ def _render(schema: Schema, body: dict[str, Any], status: int = 200) -> Response
 def create_game() -> Response:
     viewer = _viewer()
     wait = _int_arg("wait", 0, high=MAX_WAIT_SECONDS)
-    data = schemas.load(schemas.CreateGameSchema(), _json_body())
+    data = schemas.load(schemas.CREATE_GAME, _json_body())
     created = _service().create(
         data["game"],
         [NewPlayer(p["name"], p["bot"]) for p in data["players"]],
@@ -73,7 +73,7 @@ def create_game() -> Response:
         viewer,
         wait_seconds=wait,
     )
-    response = _render(schemas.GameCreatedSchema(), created, 201)
+    response = _render(schemas.GAME_CREATED, created, 201)
     response.headers["Location"] = f"/v1/games/{created['id']}"
     return response
 
@@ -82,25 +82,25 @@ def create_game() -> Response:
 def list_games() -> Response:
     offset = _int_arg("offset", 0)
     limit = _int_arg("limit", 50, low=1, high=500)
-    return _render(schemas.GameListSchema(), _service().list_games(offset=offset, limit=limit))
+    return _render(schemas.GAME_LIST, _service().list_games(offset=offset, limit=limit))
 
 
 @v1.get("/games/<game_id>")
 def get_game(game_id: str) -> Response:
-    return _render(schemas.GameViewSchema(), _service().view(game_id, _viewer()))
+    return _render(schemas.GAME_VIEW, _service().view(game_id, _viewer()))
 
 
 @v1.get("/games/<game_id>/state")
 def get_state(game_id: str) -> Response:
     viewer = _viewer()
     version = _int_arg("version", None, low=1)
-    return _render(schemas.GameViewSchema(), _service().view(game_id, viewer, version))
+    return _render(schemas.GAME_VIEW, _service().view(game_id, viewer, version))
 
 
 @v1.get("/games/<game_id>/legal-actions")
 def get_legal_actions(game_id: str) -> Response:
     viewer = _viewer()
-    return _render(schemas.LegalActionsSchema(), _service().legal_actions(game_id, viewer))
+    return _render(schemas.LEGAL_ACTIONS, _service().legal_actions(game_id, viewer))
 
 
 @v1.post("/games/<game_id>/actions")
@@ -111,7 +111,7 @@ def post_action(game_id: str) -> Response:
     service.meta(game_id)
     wait = _int_arg("wait", 0, high=MAX_WAIT_SECONDS)
     accepted = service.play(game_id, viewer, _json_body(), wait_seconds=wait)
-    return _render(schemas.ActionAcceptedSchema(), accepted.body, accepted.status)
+    return _render(schemas.ACTION_ACCEPTED, accepted.body, accepted.status)
 
 
 @v1.get("/games/<game_id>/events")
@@ -120,7 +120,7 @@ def get_events(game_id: str) -> Response:
     after = _int_arg("after", 0)
     limit = _int_arg("limit", 1000, low=1, high=MAX_EVENTS_PAGE)
     page = _service().events(game_id, viewer, after=after, limit=limit)
-    return _render(schemas.EventsPageSchema(), page)
+    return _render(schemas.EVENTS_PAGE, page)
 
 
 @v1.get("/games/<game_id>/events/stream")
@@ -199,4 +199,4 @@ def health() -> Response:
             f"redis does not answer: {type(error).__name__}",
             headers={"Retry-After": "1"},
         ) from None
-    return _render(schemas.HealthSchema(), {"status": "ok", "redis": "ok"})
+    return _render(schemas.HEALTH, {"status": "ok", "redis": "ok"})

@@ -293,18 +293,25 @@ class GameService:
             action = meta.rules.parse_action(request.action)
         except GameError as error:
             raise ApiError.from_game_error(error) from error
-        head = self._head(game_id)
+        # Decide against the cached head when it matches: the append script refuses it if the
+        # stream moved on, so only a mismatch or a refusal needs the catch-up read.
+        head = self._cache.head(game_id)
+        if head is None or head.state.version != request.expected_version:
+            head = self._head(game_id)
         state = head.state
         if request.expected_version != state.version:
             raise conflict(state.version, request.expected_version)
         if seat is None:
             raise forbidden("not_a_seat", "this token is not a seat of this game")
         try:
-            events = play.decide(meta.rules, state, seat, action)
+            events, decided = play.step(meta.rules, state, seat, action)
         except GameError as error:
+            latest = self.latest(game_id)  # refused by a stale cache? then the truth is 409
+            if latest.version != state.version:
+                raise conflict(latest.version, request.expected_version) from error
             raise ApiError.from_game_error(error) from error
         record: dict[str, Any] = {"seat": seat}
-        result = self._append(meta, head, events, request.command_id, record)
+        result = self._append(meta, head, events, decided, request.command_id, record)
         if isinstance(result, Duplicate):
             return self._replay(meta, result.record)
         if isinstance(result, Conflict):
@@ -320,17 +327,22 @@ class GameService:
         meta: GameMeta,
         head: Head,
         events: list[Event],
+        decided: GameState[Any],
         command_id: str | None,
         record: dict[str, Any],
     ) -> tuple[GameState[Any], list[StoredEvent]] | Duplicate | Conflict:
         """Seal ``events`` after ``head``, append them, cache the result, enqueue any draw.
 
-        A game's last events are always ``game_over`` then ``seed_revealed``: the seed is
-        added here, the only place that holds it.
+        ``decided`` is the state after ``events``, as deciding them already folded it. A
+        game's last events are always ``game_over`` then ``seed_revealed``: the seed is added
+        here, the only place that holds it.
         """
         game_id, state = meta.game_id, head.state
+        after = decided
         if events[-1].type == GAME_OVER:
-            events = [*events, Event(SEED_REVEALED, SYSTEM, {"seed": self._store.seed(game_id)})]
+            revealed = Event(SEED_REVEALED, SYSTEM, {"seed": self._store.seed(game_id)})
+            events = [*events, revealed]
+            after = play.apply(meta.rules, after, revealed)
         sealed = seal(
             game_id,
             events,
@@ -339,10 +351,7 @@ class GameService:
             at=self._clock(),
             command_id=command_id,
         )
-        after = state
-        for stored in sealed:
-            after = play.apply(meta.rules, after, stored.event)
-            self._cache.snapshot(after)
+        self._cache.snapshot(after)
         status = play.status(meta.rules, after)
         record = {**record, "first": sealed[0].version, "last": sealed[-1].version}
         result = self._store.append(
@@ -415,8 +424,8 @@ class GameService:
                 break
             seed = bytes.fromhex(self._store.seed(game_id))
             outcome = rng.draw(seed, game_id, version + 1, draw.label, draw.kind, draw.n)
-            events = play.resolve_draw(meta.rules, head.state, outcome)
-            result = self._append(meta, head, events, None, {"seat": SYSTEM})
+            events, decided = play.resolve_draw_step(meta.rules, head.state, outcome)
+            result = self._append(meta, head, events, decided, None, {"seat": SYSTEM})
             if not isinstance(result, tuple):
                 break
             made += 1

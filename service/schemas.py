@@ -159,6 +159,18 @@ class HealthSchema(Schema):
     redis = fields.String(required=True)
 
 
+# One instance of each: building a schema copies its fields, which costs more than using it.
+CREATE_GAME = CreateGameSchema()
+POST_ACTION = PostActionSchema()
+GAME_CREATED = GameCreatedSchema()
+GAME_LIST = GameListSchema()
+GAME_VIEW = GameViewSchema()
+LEGAL_ACTIONS = LegalActionsSchema()
+ACTION_ACCEPTED = ActionAcceptedSchema()
+EVENTS_PAGE = EventsPageSchema()
+HEALTH = HealthSchema()
+
+
 @dataclass(frozen=True, slots=True)
 class PostAction:
     action: dict[str, Any]
@@ -178,7 +190,7 @@ def load(schema: Schema, body: Any) -> dict[str, Any]:
 
 
 def parse_post_action(body: Any) -> PostAction:
-    data = load(PostActionSchema(), body)
+    data = load(POST_ACTION, body)
     return PostAction(data["action"], data["expected_version"], data["command_id"])
 
 

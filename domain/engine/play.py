@@ -66,6 +66,14 @@ def decide(rules: Rules[Any], state: GameState[Any], seat: int, action: Action) 
     The action is one event; when it ends the game a ``game_over`` event follows it (the
     service then adds ``seed_revealed``, since only it holds the seed).
     """
+    return step(rules, state, seat, action)[0]
+
+
+def step(
+    rules: Rules[Any], state: GameState[Any], seat: int, action: Action
+) -> tuple[list[Event], GameState[Any]]:
+    """``decide``, and the state after its events: deciding folds them anyway, so a caller
+    that needs the new state does not fold them twice."""
     if state.over:
         raise NotAllowed("game_over", "the game is over")
     if rules.pending_draw(state.board) is not None:
@@ -74,11 +82,18 @@ def decide(rules: Rules[Any], state: GameState[Any], seat: int, action: Action) 
         raise NotAllowed("not_your_turn", f"seat {seat} may not act now")
     rules.check(state.board, seat, action)
     event = Event(type=action.type, actor=seat, data={"action": action.to_json()})
-    events = [event]
-    outcome = rules.outcome(rules.evolve(state.board, event))
-    if outcome is not None:
-        events.append(game_over_event(outcome))
-    return events
+    return _with_outcome(rules, state, event)
+
+
+def _with_outcome(
+    rules: Rules[Any], state: GameState[Any], event: Event
+) -> tuple[list[Event], GameState[Any]]:
+    after = apply(rules, state, event)
+    outcome = rules.outcome(after.board)
+    if outcome is None:
+        return [event], after
+    ended = game_over_event(outcome)
+    return [event, ended], apply(rules, after, ended)
 
 
 def resolve_draw(rules: Rules[Any], state: GameState[Any], outcome: int | list[int]) -> list[Event]:
@@ -87,16 +102,18 @@ def resolve_draw(rules: Rules[Any], state: GameState[Any], outcome: int | list[i
     The outcome itself comes from ``rng.draw`` with the seed, in the worker: the domain only
     says which draw it waits for and folds what was drawn.
     """
+    return resolve_draw_step(rules, state, outcome)[0]
+
+
+def resolve_draw_step(
+    rules: Rules[Any], state: GameState[Any], outcome: int | list[int]
+) -> tuple[list[Event], GameState[Any]]:
+    """``resolve_draw``, and the state after its events."""
     draw = rules.pending_draw(state.board)
     if state.over or draw is None:
         raise ValueError(f"game {state.game_id} awaits no draw at version {state.version}")
     data = {"label": draw.label, "kind": draw.kind, "n": draw.n, "outcome": outcome}
-    event = Event(type=RANDOM, actor=SYSTEM, data=data)
-    events = [event]
-    ended = rules.outcome(rules.evolve(state.board, event))
-    if ended is not None:
-        events.append(game_over_event(ended))
-    return events
+    return _with_outcome(rules, state, Event(type=RANDOM, actor=SYSTEM, data=data))
 
 
 def game_over_event(outcome: Outcome) -> Event:

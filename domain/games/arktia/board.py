@@ -132,12 +132,12 @@ class ArktiaBoard(NamedTuple):
         if self.phase != "play":
             return bool(self.placement_tiles(seat))
         stacks, tiles = self.stacks, self.tiles
-        return any(
-            nb in tiles and nb not in stacks
-            for tile, stack in stacks.items()
-            if seat in stack
-            for nb in neighbours(tile)
-        )
+        for tile, stack in stacks.items():
+            if seat in stack:
+                for nb in neighbours(tile):
+                    if nb in tiles and nb not in stacks:
+                        return True
+        return False
 
     def placement_sizes(self, seat: int) -> list[Size]:
         neutral = self.phase == "neutral"
@@ -198,7 +198,10 @@ class ArktiaBoard(NamedTuple):
 
     def can_act(self, seat: int) -> bool:
         """Rule (a): may ``seat`` place or move at the start of its turn?"""
-        if self.placement_sizes(seat) and self._can_place(seat):
+        reserve = (
+            self.players[seat].neutrals if self.phase == "neutral" else self.players[seat].reserve
+        )
+        if any(reserve) and self._can_place(seat):
             return True
         return self.phase == "play" and next(self.moves(seat), None) is not None
 
@@ -253,7 +256,11 @@ def may_split(
 
 
 def _lands_apart(after: Mapping[Hex, Stack], colour: Colour, target: Hex) -> bool:
-    return not any((s := after.get(nb)) is not None and colour in s for nb in neighbours(target))
+    for nb in neighbours(target):
+        stack = after.get(nb)
+        if stack is not None and colour in stack:
+            return False
+    return True
 
 
 def keeps_together(stacks: Mapping[Hex, Stack], colour: Colour) -> bool:
