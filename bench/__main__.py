@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import folding, latency, policy, throughput
+from bench import dice, folding, latency, policy, throughput
 from bench.report import Report, git_state, load_average, machine, table
 from bench.stack import Stack
 
@@ -41,13 +41,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m bench",
         description="Floe benchmarks: (a) HTTP throughput vs a bare XADD, (b) POST latency "
-        "at version ~10 vs 2,000/5,000, (c) events/s of play.fold.",
+        "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice through the RQ workers.",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
         "--only",
         type=_csv,
-        default=_csv(_env("BENCH_ONLY", "a,b,c")),
+        default=_csv(_env("BENCH_ONLY", "a,b,c,d")),
         help="which benchmarks, e.g. a,c (env BENCH_ONLY)",
     )
     parser.add_argument(
@@ -110,6 +110,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         action="store_true",
         help="(c) also write a cProfile of one fold next to the JSON",
     )
+    parser.add_argument(
+        "--dice-duration", type=float, default=10.0, help="(d) seconds of 16-client rolling"
+    )
+    parser.add_argument("--dice-samples", type=int, default=200, help="(d) rolls timed alone")
+    parser.add_argument("--dice-workers", type=int, default=1, help="(d) floe worker processes")
     parser.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
     args = parser.parse_args(argv)
@@ -144,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if load_before is not None and load_before > 0.5 * cores:
         log(f"warning: load average {load_before:.2f} on {cores} cores before starting")
     run_a, run_b, run_c = ("a" in args.only), ("b" in args.only), ("c" in args.only)
+    run_d = "d" in args.only
 
     long_steps: list[policy.Step] = []
     long_events = [policy.created_event()]
@@ -177,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         scripts = throughput.make_scripts(args.clients, args.script_length)
 
     command: list[str] = []
-    if run_a or run_b:
+    if run_a or run_b or run_d:
         log("starting Redis (AOF, appendfsync always) and gunicorn")
         with Stack() as stack:
             command = stack.command
@@ -189,6 +195,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                     samples=args.samples,
                     window=20,
                     targets=args.versions,
+                    log=log,
+                )
+            if run_d:
+                dice.run(
+                    stack,
+                    report,
+                    clients=args.clients,
+                    duration=args.dice_duration,
+                    samples=args.dice_samples,
+                    workers=args.dice_workers,
                     log=log,
                 )
             if run_a:

@@ -429,8 +429,9 @@ class GameService:
             if not isinstance(result, tuple):
                 break
             made += 1
-            version = result[0].version
-            head = self._head(game_id)
+            after, sealed = result
+            version = after.version
+            head = Head(after, sealed[-1].hash)
         return made
 
     def awaiting_draws(self, *, batch: int = 500) -> Iterator[tuple[str, int]]:

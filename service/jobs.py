@@ -51,7 +51,7 @@ def draw_enqueuer(client: redis.Redis) -> Callable[[str, int], None]:
             game_id,
             version,
             job_id=draw_job_id(game_id, version),
-            result_ttl=60,
+            result_ttl=0,
             failure_ttl=24 * 3600,
         )
 
