@@ -104,7 +104,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--fold-events", type=int, default=None, help="(c) events folded (5000, quick 2000)"
     )
-    parser.add_argument("--fold-repeats", type=int, default=5, help="(c) best of this many")
+    parser.add_argument("--fold-repeats", type=int, default=10, help="(c) best of this many")
     parser.add_argument(
         "--profile",
         action="store_true",

@@ -230,6 +230,13 @@ _EMPTY = Stack()
 _FIELD_INDEX = {name: index for index, name in enumerate(ArktiaBoard._fields)}
 
 
+#: For each set of the six neighbours (a bit each, in ring order), how many separate arcs.
+_ARCS = tuple(
+    int(sum(1 for i in range(6) if ring >> i & 1 and not ring >> (i - 1) % 6 & 1) or ring > 0)
+    for ring in range(64)
+)
+
+
 def may_split(
     before: Mapping[Hex, Stack],
     after: Mapping[Hex, Stack],
@@ -247,10 +254,14 @@ def may_split(
     when it touches a tile of that colour. Anything else gets the full check.
     """
     if colour not in staying:
-        ring = [(s := before.get(nb)) is not None and colour in s for nb in neighbours(source)]
-        if not any(ring):
+        ring = 0
+        for bit, nb in enumerate(neighbours(source)):
+            stack = before.get(nb)
+            if stack is not None and colour in stack:
+                ring |= 1 << bit
+        if not ring:
             return False  # the colour stood on source alone: it now stands on target alone
-        if sum(1 for i in range(6) if ring[i] and not ring[i - 1]) > 1:
+        if _ARCS[ring] > 1:
             return True  # two or more separate arcs: source may be what joined them
     return _lands_apart(after, colour, target)
 
