@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from domain.engine.errors import MalformedAction
+from domain.engine.parsing import action_type
 from domain.engine.types import JSON
 from domain.games.arktia.hexes import Hex
 from domain.games.arktia.stacks import NEUTRAL, SIZES, Colour, Size
@@ -87,19 +88,7 @@ _FIELDS: dict[str, frozenset[str]] = {
 
 def parse_action(data: Mapping[str, Any]) -> ArktiaAction:
     """The action ``data`` names, or ``MalformedAction`` naming the first field that is off."""
-    kind = data.get("type")
-    if not isinstance(kind, str) or kind not in _FIELDS:
-        raise MalformedAction(
-            "unknown_action_type",
-            f"action type must be one of {sorted(_FIELDS)}, not {kind!r}",
-        )
-    expected = _FIELDS[kind]
-    extra = set(data) - expected - {"type"}
-    if extra:
-        raise MalformedAction("unexpected_field", f"{kind} takes no field {sorted(extra)[0]!r}")
-    missing = expected - set(data)
-    if missing:
-        raise MalformedAction("missing_field", f"{kind} needs the field {sorted(missing)[0]!r}")
+    kind = action_type(data, _FIELDS)
     if kind == "place":
         return Place(size=_size(data["size"]), tile=_hex(data["tile"], "tile"))
     if kind == "move":

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.engine.errors import InvalidSetup
+from domain.engine.parsing import bool_option, check_setup, int_option
 from domain.games.arktia.hexes import BOARD_24, BOARD_27, BOARD_36, Hex, is_connected
 
 DEFAULT_TURN_LIMIT = 300
@@ -27,18 +28,10 @@ class ArktiaOptions:
 
 def read_options(given: Mapping[str, Any], seats: int) -> ArktiaOptions:
     """The effective options for ``seats`` players; ``InvalidSetup`` names what is wrong."""
-    if not 2 <= seats <= 4:
-        raise InvalidSetup("player_count", "arktia is for 2 to 4 players")
-    unknown = set(given) - KNOWN_OPTIONS
-    if unknown:
-        raise InvalidSetup("unknown_option", f"arktia has no option {sorted(unknown)[0]!r}")
-    neutrals_3p = given.get("neutrals_3p", False)
-    if not isinstance(neutrals_3p, bool):
-        raise InvalidSetup("invalid_option", "neutrals_3p must be true or false")
+    check_setup("arktia", given, KNOWN_OPTIONS, seats, 2, 4)
+    neutrals_3p = bool_option(given, "neutrals_3p", False)
     neutrals = seats == 2 or (seats == 3 and neutrals_3p)
-    turn_limit = given.get("turn_limit", DEFAULT_TURN_LIMIT)
-    if type(turn_limit) is not int or not 1 <= turn_limit <= MAX_TURN_LIMIT:
-        raise InvalidSetup("invalid_option", f"turn_limit must be an integer 1..{MAX_TURN_LIMIT}")
+    turn_limit = int_option(given, "turn_limit", DEFAULT_TURN_LIMIT, 1, MAX_TURN_LIMIT)
     in_play = 9 * seats + (3 * seats if neutrals else 0)
     board = _board(given.get("board"), in_play)
     return ArktiaOptions(board=board, neutrals=neutrals, turn_limit=turn_limit)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from domain.engine.errors import MalformedAction
+from domain.engine.parsing import action_type
 from domain.engine.types import JSON
 from domain.games.iceberg.geometry import Pos, Square, Tile
 
@@ -97,19 +98,7 @@ _FIELDS: dict[str, frozenset[str]] = {
 
 def parse_action(data: Mapping[str, Any]) -> IcebergAction:
     """The action ``data`` names, or ``MalformedAction`` naming the first field that is off."""
-    kind = data.get("type")
-    if not isinstance(kind, str) or kind not in _FIELDS:
-        raise MalformedAction(
-            "unknown_action_type",
-            f"action type must be one of {sorted(_FIELDS)}, not {kind!r}",
-        )
-    expected = _FIELDS[kind]
-    extra = set(data) - expected - {"type"}
-    if extra:
-        raise MalformedAction("unexpected_field", f"{kind} takes no field {sorted(extra)[0]!r}")
-    missing = expected - set(data)
-    if missing:
-        raise MalformedAction("missing_field", f"{kind} needs the field {sorted(missing)[0]!r}")
+    kind = action_type(data, _FIELDS)
     if kind == "place_start":
         return PlaceStart(_pair(data["square"], "square"))
     if kind == "play":

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain.engine.errors import InvalidSetup
+from domain.engine.parsing import check_setup, int_option
 
 DEFAULT_IDLE_TURN_LIMIT = 100
 MAX_IDLE_TURN_LIMIT = 1_000_000
@@ -25,15 +25,6 @@ class IcebergOptions:
 
 def read_options(given: Mapping[str, Any], seats: int) -> IcebergOptions:
     """The effective options for ``seats`` players; ``InvalidSetup`` names what is wrong."""
-    if not 2 <= seats <= 4:
-        raise InvalidSetup("player_count", "iceberg is for 2 to 4 players")
-    unknown = set(given) - KNOWN_OPTIONS
-    if unknown:
-        raise InvalidSetup("unknown_option", f"iceberg has no option {sorted(unknown)[0]!r}")
-    limit = given.get("idle_turn_limit", DEFAULT_IDLE_TURN_LIMIT)
-    if type(limit) is not int or not 0 <= limit <= MAX_IDLE_TURN_LIMIT:
-        raise InvalidSetup(
-            "invalid_option",
-            f"idle_turn_limit must be an integer 0..{MAX_IDLE_TURN_LIMIT} (0 = off)",
-        )
+    check_setup("iceberg", given, KNOWN_OPTIONS, seats, 2, 4)
+    limit = int_option(given, "idle_turn_limit", DEFAULT_IDLE_TURN_LIMIT, 0, MAX_IDLE_TURN_LIMIT)
     return IcebergOptions(idle_turn_limit=limit)

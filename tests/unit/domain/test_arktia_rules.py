@@ -438,6 +438,7 @@ def test_default_boards_follow_the_moogloos_in_play() -> None:
         ({"turn_limit": 0}, 2, "invalid_option"),
         ({"turn_limit": True}, 2, "invalid_option"),
         ({"neutrals_3p": "yes"}, 3, "invalid_option"),
+        ({"neutrals_3p": "yes"}, 2, "invalid_option"),
         ({"board": [[0, 0], [5, 5]] + [[q, 0] for q in range(1, 30)]}, 2, "invalid_option"),
         ({"board": [[q, 0] for q in range(10)]}, 2, "invalid_option"),
         ({"board": [[0, 0], [0, 0]]}, 2, "invalid_option"),
