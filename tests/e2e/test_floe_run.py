@@ -55,21 +55,49 @@ class Http:
         raise AssertionError("floe run did not become healthy")
 
 
+def play_to_the_end(http: Http, game: str) -> tuple[str, dict[str, Any]]:
+    """Create a game and play it from legal-actions only; ``?wait`` lets draws arrive."""
+    status, created = http.call(
+        "POST", "/v1/games?wait=10", {"game": game, "players": [{"name": "a"}, {"name": "b"}]}
+    )
+    assert status == 201
+    game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    rng = random.Random(7)
+    while True:
+        status, view = http.call("GET", f"/v1/games/{game_id}")
+        if view["status"] == "over":
+            return game_id, view
+        assert view["status"] == "active", view["status"]
+        seat = rng.choice(view["to_act"])
+        _, legal = http.call("GET", f"/v1/games/{game_id}/legal-actions", token=tokens[seat])
+        action = rng.choice(legal["actions"])
+        body = {
+            "action": action,
+            "expected_version": legal["version"],
+            "command_id": f"c{legal['version']}",
+        }
+        path = f"/v1/games/{game_id}/actions?wait=10"
+        status, answer = http.call("POST", path, body, tokens[seat])
+        assert status == 201, answer
+
+
 def start(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    """``floe run`` with its output in a file (a pipe nobody reads would fill and stall it)."""
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["PORT"] = str(port)
-    return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "run", "--data-dir", str(data_dir)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+    with (data_dir / "floe-run.log").open("ab") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "run", "--data-dir", str(data_dir)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
 
 
-def stop(process: subprocess.Popen[bytes]) -> bytes:
+def stop(process: subprocess.Popen[bytes], data_dir: Path) -> bytes:
     process.send_signal(signal.SIGINT)
-    output, _ = process.communicate(timeout=60)
-    return output
+    process.wait(timeout=60)
+    return (data_dir / "floe-run.log").read_bytes()
 
 
 def test_floe_run_serves_a_game_played_to_the_end_and_keeps_it(tmp_path: Path) -> None:
@@ -78,29 +106,11 @@ def test_floe_run_serves_a_game_played_to_the_end_and_keeps_it(tmp_path: Path) -
     process = start(tmp_path, port)
     try:
         http.wait_healthy(process)
-        status, created = http.call(
-            "POST", "/v1/games", {"game": "arktia", "players": [{"name": "a"}, {"name": "b"}]}
-        )
-        assert status == 201
-        game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
-        rng = random.Random(7)
-        while True:
-            status, view = http.call("GET", f"/v1/games/{game_id}")
-            if view["status"] == "over":
-                break
-            seat = view["to_act"][0]
-            _, legal = http.call("GET", f"/v1/games/{game_id}/legal-actions", token=tokens[seat])
-            action = rng.choice(legal["actions"])
-            body = {
-                "action": action,
-                "expected_version": legal["version"],
-                "command_id": f"c{legal['version']}",
-            }
-            status, answer = http.call("POST", f"/v1/games/{game_id}/actions", body, tokens[seat])
-            assert status == 201, answer
-        final = view
+        game_id, final = play_to_the_end(http, "arktia")
+        _, iceberg = play_to_the_end(http, "iceberg")  # its dice come from floe run's worker
+        assert iceberg["outcome"] is not None
     finally:
-        output = stop(process)
+        output = stop(process, tmp_path)
     assert process.returncode == 0, output.decode(errors="replace")
     assert b"redis" in output and b"worker" in output and b"api" in output
 
@@ -111,5 +121,5 @@ def test_floe_run_serves_a_game_played_to_the_end_and_keeps_it(tmp_path: Path) -
         assert status == 200
         assert view == final, "the game survived a restart of floe run"
     finally:
-        stop(again)
+        stop(again, tmp_path)
     assert again.returncode == 0
