@@ -32,6 +32,7 @@ SETUPS: dict[str, list[tuple[int, dict[str, Any]]]] = {
         (2, {"turn_limit": 40}),
     ],
     "iceberg": [(2, {}), (3, {}), (4, {}), (2, {"idle_turn_limit": 5})],
+    "ice-breakers": [(2, {}), (3, {}), (4, {}), (2, {"intro": True}), (4, {"intro": True})],
 }
 GAMES_PER_SETUP = 48
 SEED = bytes(range(32))  # the draws come from the DESIGN.md derivation, as in a real game
