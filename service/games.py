@@ -402,7 +402,9 @@ class GameService:
         while (remaining := deadline - time.monotonic()) > 0:
             later += self._store.wait(game_id, after=after, block_ms=max(1, int(1000 * remaining)))
             after = later[-1].version if later else after
-            if later and play.status(meta.rules, self.latest(game_id)) != AWAITING_RANDOM:
+            # Judge by the last event collected, not the latest state: a draw made meanwhile
+            # must arrive in ``later`` too, or the answer would miss it.
+            if later and play.status(meta.rules, self.state_at(game_id, after)) != AWAITING_RANDOM:
                 break
         return later
 
