@@ -55,11 +55,13 @@ class Http:
         raise AssertionError("floe run did not become healthy")
 
 
-def play_to_the_end(http: Http, game: str) -> tuple[str, dict[str, Any]]:
+def play_to_the_end(
+    http: Http, game: str, options: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
     """Create a game and play it from legal-actions only; ``?wait`` lets draws arrive."""
-    status, created = http.call(
-        "POST", "/v1/games?wait=10", {"game": game, "players": [{"name": "a"}, {"name": "b"}]}
-    )
+    players = [{"name": "a"}, {"name": "b"}]
+    body = {"game": game, "players": players, "options": options or {}}
+    status, created = http.call("POST", "/v1/games?wait=10", body)
     assert status == 201
     game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     rng = random.Random(7)
@@ -109,6 +111,9 @@ def test_floe_run_serves_a_game_played_to_the_end_and_keeps_it(tmp_path: Path) -
         game_id, final = play_to_the_end(http, "arktia")
         _, iceberg = play_to_the_end(http, "iceberg")  # its dice come from floe run's worker
         assert iceberg["outcome"] is not None
+        for options in ({}, {"intro": True}):
+            _, rescue = play_to_the_end(http, "ice-breakers", options)
+            assert rescue["outcome"]["in_play"] == (6 if options else 12)
     finally:
         output = stop(process, tmp_path)
     assert process.returncode == 0, output.decode(errors="replace")

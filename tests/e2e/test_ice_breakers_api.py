@@ -33,7 +33,14 @@ def _no_report_leaks(client: FlaskClient, game: Game) -> None:
 
 @pytest.mark.parametrize(
     ("players", "options", "seed"),
-    [(2, {}, 1), (3, {}, 2), (4, {}, 3), (2, {"intro": True}, 4), (4, {"intro": True}, 5)],
+    [
+        (2, {}, 1),
+        (3, {}, 2),
+        (4, {}, 3),
+        (2, {"intro": True}, 4),
+        (3, {"intro": True}, 5),
+        (4, {"intro": True}, 6),
+    ],
 )
 def test_full_and_intro_games_play_to_the_end_over_http(
     worker: subprocess.Popen[bytes],

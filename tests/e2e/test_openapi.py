@@ -706,6 +706,340 @@ def test_whole_iceberg_games_answer_as_documented(
     assert {g["game"] for g in listed["games"]} == {"iceberg"}
 
 
+# ----- Ice Breakers --------------------------------------------------------------------------
+
+IB_SETUP_LABELS = ["pieces", "ships", "reports_upper", "reports_lower", "deck"]
+IB_SECRET = frozenset({"reports_upper", "reports_lower"})
+#: How much each action type is preferred (before the turn's length makes ``end_turn`` likelier).
+IB_WEIGHTS = {
+    "move_ship": 8.0,
+    "clear": 5.0,
+    "give": 5.0,
+    "play_power": 4.0,
+    "boost": 2.0,
+    "cash_ab2": 2.0,
+    "end_turn": 1.0,
+    "pass": 0.2,
+}
+
+
+@dataclass
+class IceBreakersRun:
+    """What one played Ice Breakers game went through."""
+
+    pending_kinds: set[str] = field(default_factory=set)
+    ab2_draws: int = 0
+    several_to_act: bool = False
+    deliveries: int = 0
+    refused_give: bool = False
+
+
+def ib_check_setup_draws(api: CheckedClient, base: str, tokens: list[str]) -> None:
+    """The five setup draws, in order; the Ice Report order is secret to every viewer."""
+    for token in (None, ORGANIZER, tokens[-1]):
+        draws = api.get(f"{base}/events?after=1&limit=5", token=token, expect=200).body["events"]
+        assert [e["data"]["label"] for e in draws] == IB_SETUP_LABELS
+        for draw in draws:
+            secret = draw["data"]["label"] in IB_SECRET
+            assert (draw["data"]["outcome"] is None) == secret, draw
+    exported = api.get(f"{base}/export", token=ORGANIZER, expect=200).body
+    assert all(line["data"]["outcome"] is not None for line in exported[1:6])
+    for version, phase in enumerate(IB_SETUP_LABELS, 1):
+        early = api.get(f"{base}/state?version={version}", token=tokens[0], expect=200).body
+        assert (early["status"], early["to_act"], early["state"]["phase"]) == (
+            "awaiting_random",
+            [],
+            phase,
+        )
+        assert early["state"]["forecast"] is None and "report_stack" not in early["state"]
+
+
+def ib_choose(
+    choose: random.Random, offers: list[tuple[int, Any]], state: Any, steps_this_turn: int
+) -> tuple[int, Any]:
+    """Pick a type by ``IB_WEIGHTS``, then one of its actions; deliveries are favoured."""
+    types = sorted({action["type"] for _, action in offers})
+    weights = [IB_WEIGHTS[t] + (0.5 * steps_this_turn if t == "end_turn" else 0.0) for t in types]
+    kind = choose.choices(types, weights)[0]
+    picks = [(seat, action) for seat, action in offers if action["type"] == kind]
+    if kind == "move_ship":
+        harbors = {d["destination"]: d["harbor"] for d in state["destinations"]}
+        home = [p for p in picks if p[1]["path"][-1] == harbors[p[1]["ship"]]]
+        if home and choose.random() < 0.8:
+            picks = home
+    if kind == "clear":  # open water next to the ships and the water they are on
+        open_cells = [s["cell"] for s in state["ships"] if s["cell"] is not None]
+        open_cells += [c["cell"] for c in state["channels"] if c["side"] == "water"]
+        near = [p for p in picks if any(_next_to(p[1]["cell"], c) for c in open_cells)]
+        if near and choose.random() < 0.9:
+            picks = near
+    return choose.choice(picks)
+
+
+def _next_to(a: list[int], b: list[int]) -> bool:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
+
+
+def ib_refuse_give(api: CheckedClient, game_id: str, token: str, view: Any, tag: str) -> None:
+    """While cards wait, everything but a right ``give`` is refused (and nothing written)."""
+    version = view["version"]
+    waiting = {card["id"] for card in view["pending"]["cards"]}
+    other = next(f"c{i:02d}" for i in range(1, 33) if f"c{i:02d}" not in waiting)
+    card = sorted(waiting)[0]
+    refusals: list[tuple[Any, str]] = [
+        ({"type": "end_turn"}, "give_pending"),
+        ({"type": "give", "card": other, "to": 0}, "card_not_waiting"),
+        ({"type": "give", "card": card, "to": 7}, "no_such_seat"),
+    ]
+    for action, code in refusals:
+        answer = post_action(api, game_id, token, action, version, f"{tag}-{code}")
+        assert (answer.status, answer.code) == (422, code), answer.body
+
+
+def play_ice_breakers(
+    api: CheckedClient, seed: int, players: int, *, intro: bool = False
+) -> IceBreakersRun:
+    """Play one Ice Breakers game from ``legal-actions`` only, draws by the worker.
+
+    Several seats may be in ``to_act`` at once: ``choose`` picks among all their legal
+    actions (by ``IB_WEIGHTS``, so the game moves ships rather than passing); ``rng`` picks
+    viewers and versions to look at.
+    """
+    choose = random.Random(seed)
+    rng = random.Random(-seed)
+    create: dict[str, Any] = {
+        "game": "ice-breakers",
+        "players": [{"name": f"p{i}"} for i in range(players)],
+    }
+    if intro:
+        create["options"] = {"intro": True}
+    created = api.post("/v1/games?wait=10", json_body=create, expect=201).body
+    assert (created["game"], created["version"], created["status"]) == (
+        "ice-breakers",
+        6,
+        "active",
+    ), "the worker made the five setup draws"
+    game_id, tokens = created["id"], [seat["token"] for seat in created["seats"]]
+    base = f"/v1/games/{game_id}"
+    ib_check_setup_draws(api, base, tokens)
+
+    run = IceBreakersRun()
+    moves = 0
+    steps_this_turn = 0
+    turns_seen = 0
+    while True:
+        viewer = rng.choice([None, *range(players)])
+        view = api.get(base, token=None if viewer is None else tokens[viewer], expect=200).body
+        assert view["viewer"] == viewer
+        state = view["state"]
+        if view["pending"] is not None:
+            run.pending_kinds.add(view["pending"]["type"])
+            assert view["pending"] == state["pending"]
+        if view["status"] == "over":
+            break
+        assert view["status"] == "active", "with ?wait=10 every draw is in before the answer"
+        assert "report_stack" not in state and state["forecast"] is not None
+        if state["turns"] != turns_seen:
+            turns_seen, steps_this_turn = state["turns"], 0
+        to_act = view["to_act"]
+        assert to_act and (state["current"] in to_act or view["pending"] is not None)
+        run.several_to_act |= len(to_act) > 1
+        offers: list[tuple[int, Any]] = []
+        for seat in range(players):
+            legal = api.get(f"{base}/legal-actions", token=tokens[seat], expect=200).body
+            assert legal["version"] == view["version"]
+            assert bool(legal["actions"]) == (seat in to_act), (seat, to_act)
+            offers += [(seat, action) for action in legal["actions"]]
+        pending = view["pending"]
+        if pending is not None and pending["type"] == "give" and not run.refused_give:
+            ib_refuse_give(api, game_id, tokens[pending["seat"]], view, f"{seed}-{moves}")
+            run.refused_give = True
+        seat, action = ib_choose(choose, offers, state, steps_this_turn)
+        accepted = post_action(
+            api, game_id, tokens[seat], action, view["version"], f"{seed}-{moves}", wait=10
+        )
+        assert accepted.status == 201, accepted.body
+        events = accepted.body["events"]
+        assert events[0]["data"] == {"action": action} and events[0]["actor"] == seat
+        versions = list(range(view["version"] + 1, accepted.body["version"] + 1))
+        assert [e["version"] for e in events] == versions
+        if events[-1]["type"] == "seed_revealed":
+            assert events[-2]["type"] == "game_over" and "hash" in events[-1]
+        else:
+            assert all("hash" not in e for e in events)
+        draws = [e for e in events if e["type"] == "random"]
+        if action["type"] == "cash_ab2":
+            assert len(draws) == min(2, len(state["discard"])), "one draw per card, up to 2"
+        else:
+            assert draws == [], "only an AB2 makes a draw during play"
+        for draw in draws:
+            assert (draw["data"]["label"], draw["data"]["kind"]) == ("ab2", "uniform")
+            assert isinstance(draw["data"]["outcome"], int), "an AB2 draw is public at once"
+        run.ab2_draws += len(draws)
+        if action["type"] == "move_ship":
+            harbors = {d["destination"]: d["harbor"] for d in state["destinations"]}
+            run.deliveries += action["path"][-1] == harbors[action["ship"]]
+        moves += 1
+        steps_this_turn += 1
+        if moves % 11 == 0:
+            version = rng.randint(1, accepted.body["version"])
+            old = api.get(f"{base}/state?version={version}", token=tokens[seat], expect=200)
+            assert old.body["version"] == version
+            api.get(f"{base}/events?after={version - 1}&limit=5", expect=200)
+        assert moves < 3000, "the game should have ended"
+    assert moves > 10
+
+    final = view["version"]
+    outcome, state = view["outcome"], view["state"]
+    ships = 6 if intro else 12
+    assert (outcome["in_play"], outcome["scores"]) == (ships, {})
+    assert outcome["delivered"] == len(state["delivered"]) == run.deliveries
+    success = outcome["delivered"] == ships
+    assert outcome["winners"] == (list(range(players)) if success else [])
+    assert outcome["turns"] == state["turns"] + (1 if success else 0)
+    assert len(state["report_stack"]) == 20 and state["report_stack"][-1] == [1, 2, 3, 4]
+    assert view["seed"] is not None
+    assert hashlib.sha256(bytes.fromhex(view["seed"])).hexdigest() == view["seed_commitment"]
+    for version in (3, final - 1, final):
+        api.get(f"{base}/state?version={version}", token=rng.choice(tokens), expect=200)
+    for token in tokens:
+        assert api.get(f"{base}/legal-actions", token=token, expect=200).body["actions"] == []
+
+    events = api.get(f"{base}/events", expect=200).body["events"]
+    assert [e["version"] for e in events] == list(range(1, final + 1))
+    assert all("hash" in e and "prev_hash" in e for e in events)
+    assert all(e["data"]["outcome"] is not None for e in events if e["type"] == "random")
+    assert events[-2]["data"] == outcome
+    assert api.get(f"{base}/export", expect=200).body == events
+    messages = api.get(f"{base}/events/stream", token=tokens[0], expect=200).body
+    assert [json.loads(m.data) for m in messages] == events
+    return run
+
+
+def check_ice_breakers_refusals(api: CheckedClient) -> None:
+    """Ice Breakers' setup refusals, and 400/403/409/422 refusals at the start of play."""
+    ib = {"game": "ice-breakers", "players": [{"name": "Ada"}, {"name": "Bo"}]}
+    api.post("/v1/games", json_body={**ib, "players": [{"name": "Ada"}]}, code="player_count")
+    api.post("/v1/games", json_body={**ib, "options": {"hands": True}}, code="unknown_option")
+    for options in (
+        {"open_hands": False},
+        {"intro": "yes"},
+        {"map": "big"},
+        {"ice_reports": "custom"},
+    ):
+        api.post("/v1/games", json_body={**ib, "options": options}, code="invalid_option")
+    created = api.post("/v1/games?wait=10", json_body=ib, expect=201).body
+    assert created["version"] == 6
+    game_id, (t0, t1) = created["id"], [seat["token"] for seat in created["seats"]]
+    base = f"/v1/games/{game_id}"
+
+    def refuse(token: str, action: Any, version: int, status: int, code: str) -> None:
+        body = {"action": action, "expected_version": version, "command_id": f"bad-{code}"}
+        api.post(f"{base}/actions", token=token, json_body=body, expect=status, code=code)
+
+    malformed: list[tuple[Any, str]] = [
+        ({"type": "dig"}, "unknown_action_type"),
+        ({"type": "pass", "card": "c01"}, "unexpected_field"),
+        ({"type": "give", "card": "c01"}, "missing_field"),
+        ({"type": "play_power", "card": ""}, "invalid_field"),
+        ({"type": "boost", "card": "c" * 17}, "invalid_field"),
+        ({"type": "clear", "cell": [0]}, "invalid_field"),
+        ({"type": "clear", "cell": [0, 1001]}, "invalid_field"),
+        ({"type": "move_ship", "ship": 1, "path": []}, "invalid_field"),
+        ({"type": "move_ship", "ship": "1", "path": [[0, 0]]}, "invalid_field"),
+        ({"type": "give", "card": "c01", "to": True}, "invalid_field"),
+    ]
+    for action, code in malformed:
+        refuse(t0, action, 6, 400, code)
+    view = api.get(base, expect=200).body
+    assert (view["to_act"], view["state"]["current"], view["state"]["phase"]) == ([0], 0, "play")
+    refuse(t1, {"type": "pass"}, 6, 403, "not_your_turn")
+    before_power: list[tuple[Any, str]] = [
+        ({"type": "play_power", "card": "c99"}, "not_in_hand"),
+        ({"type": "play_power", "card": "c02"}, "not_in_hand"),  # seat 1's Power 5
+        ({"type": "cash_ab2", "card": "c01"}, "not_an_ab2"),
+        ({"type": "boost", "card": "c01"}, "no_power_played"),
+        ({"type": "clear", "cell": [0, 0]}, "no_power_played"),
+        ({"type": "end_turn"}, "no_power_played"),
+        ({"type": "give", "card": "c01", "to": 1}, "nothing_to_give"),
+    ]
+    for action, code in before_power:
+        refuse(t0, action, 6, 422, code)
+    power = post_action(api, game_id, t0, {"type": "play_power", "card": "c01"}, 6, "p", wait=10)
+    assert power.status == 201 and power.body["version"] == 7
+    view = api.get(base, token=t1, expect=200).body
+    state = view["state"]
+    assert state["turn"]["power"] == {"id": "c01", "kind": "power", "value": 5}
+    assert state["turn"]["left"] == 5 and state["discard"][-1]["id"] == "c01"
+    refuse(t0, {"type": "play_power", "card": "c09"}, 7, 422, "power_already_played")
+    refuse(t0, {"type": "pass"}, 7, 422, "power_already_played")
+    refuse(t0, {"type": "boost", "card": "c09"}, 7, 422, "not_a_boost_card")
+    refuse(t0, {"type": "boost", "card": "c01"}, 7, 422, "not_in_hand")  # discarded
+    refuse(t0, {"type": "clear", "cell": [6, 1]}, 7, 422, "not_a_channel")  # land
+    refuse(t0, {"type": "clear", "cell": [1, 0]}, 7, 422, "not_a_channel")  # harbor 1
+    refuse(t0, {"type": "move_ship", "ship": 13, "path": [[0, 0]]}, 7, 422, "unknown_ship")
+    if 1 in view["to_act"]:  # seat 1 may add a card, but not clear
+        refuse(t1, {"type": "clear", "cell": [0, 0]}, 7, 422, "not_active_player")
+    else:
+        refuse(t1, {"type": "clear", "cell": [0, 0]}, 7, 403, "not_your_turn")
+    # spend 2 of the 5 points, then ice the 3 left cannot pay for (a 4)
+    channels = {tuple(c["cell"]): c["value"] for c in state["channels"]}
+    cheap = next(cell for cell, value in channels.items() if value == 2)
+    post_action(api, game_id, t0, {"type": "clear", "cell": list(cheap)}, 7, "c", wait=10)
+    dear = next(cell for cell, value in channels.items() if value == 4)
+    refuse(t0, {"type": "clear", "cell": list(dear)}, 8, 422, "not_enough_points")
+    refuse(t0, {"type": "clear", "cell": list(cheap)}, 8, 422, "already_water")
+    ship = state["ships"][0]
+    x, y = ship["cell"]
+    refuse(
+        t0,
+        {"type": "move_ship", "ship": ship["ship"], "path": [[x + 2, y]]},
+        8,
+        422,
+        "not_adjacent",
+    )
+    ice = [
+        c
+        for c in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+        if channels.get(c) and c != cheap
+    ]
+    if ice:
+        refuse(
+            t0,
+            {"type": "move_ship", "ship": ship["ship"], "path": [list(ice[0])]},
+            8,
+            422,
+            "blocked_by_ice",
+        )
+    refuse(t0, {"type": "end_turn"}, 7, 409, "version_conflict")
+    ended = post_action(api, game_id, t0, {"type": "end_turn"}, 8, "e", wait=10)
+    assert ended.status == 201 and [e["type"] for e in ended.body["events"]] == ["end_turn"]
+    view = api.get(base, expect=200).body
+    assert (view["to_act"], view["state"]["turns"], view["state"]["turn"]["power"]) == (
+        [1],
+        1,
+        None,
+    )
+
+
+def test_whole_ice_breakers_games_answer_as_documented(
+    api: CheckedClient, worker: subprocess.Popen[bytes]
+) -> None:
+    check_ice_breakers_refusals(api)
+    runs = [
+        play_ice_breakers(api, 0, 2),
+        play_ice_breakers(api, 1, 3, intro=True),
+    ]
+    print(runs)
+    assert all(run.deliveries for run in runs), "ships were delivered"
+    assert any(run.several_to_act for run in runs), "no boost by another seat was ever open"
+    assert "give" in set().union(*(run.pending_kinds for run in runs))
+    assert any(run.refused_give for run in runs)
+    listed = api.get("/v1/games", expect=200).body
+    assert {g["game"] for g in listed["games"]} == {"ice-breakers"}
+    assert {g["status"] for g in listed["games"][:2]} == {"over"}
+
+
 # ----- every documented refusal --------------------------------------------------------------
 
 
