@@ -41,7 +41,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m bench",
         description="Floe benchmarks: (a) HTTP throughput vs a bare XADD, (b) POST latency "
-        "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice through the RQ workers.",
+        "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice through the RQ "
+        "workers.",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
