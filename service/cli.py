@@ -1,4 +1,4 @@
-"""The ``floe`` console script: ``serve``, ``worker`` and ``run``."""
+"""The ``floe`` console script: ``serve``, ``worker``, ``run`` and ``replay``."""
 
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ def main(argv: list[str] | None = None) -> int:
     worker = commands.add_parser("worker", help="run an RQ worker for draws and bots")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     commands.add_parser("run", help="Redis (unless REDIS_URL is set), a worker and the API")
+    commands.add_parser("replay", help="export and verify games (floe replay --help)")
+    if argv[:1] == ["replay"]:
+        from replay.cli import main as replay
+
+        return replay(argv[1:])
     if argv[:1] == ["run"]:
         from service.supervisor import run
 

@@ -74,7 +74,16 @@ def test_a_game_is_played_to_the_end_with_dice_from_the_worker(
     game = new_game(players, "iceberg")
     assert game.view()["status"] == "active", "the setup draw came from the worker"
     rng = random.Random(seed)
-    rolls = 0
+    for seat in (0, 1):  # the starting coins, then a roll first so the dice path is always used
+        start = game.legal(seat)
+        assert game.post(seat, rng.choice(start["actions"]), start["version"]).status_code == 201
+    for seat in range(2, players):
+        start = game.legal(seat)
+        assert game.post(seat, rng.choice(start["actions"]), start["version"]).status_code == 201
+    first_roll = game.post(0, {"type": "roll"}, game.view()["version"])
+    assert first_roll.status_code == 201
+    assert [e["type"] for e in first_roll.get_json()["events"]][:2] == ["roll", "random"]
+    rolls = 1
     while (view := game.view())["status"] != "over":
         seat = rng.choice(view["to_act"])
         legal = game.legal(seat)
@@ -200,12 +209,21 @@ def test_two_games_whose_seeds_differ_look_identical_until_the_first_flip(
                 legal = client.get(f"/v1/games/{game.id}/legal-actions", headers=headers)
                 seen[number].append(_normalised(legal.get_data(as_text=True), ids))
     assert seen[0] == seen[1]
-    # ... and the first flip tells them apart: the value is public at once.
-    for game in games:
-        assert game.post(1, {"type": "flip", "tile": [0, 0]}).status_code == 201
-    shown = [next(t for t in g.view()["state"]["tiles"] if t["tile"] == [0, 0]) for g in games]
-    assert all(t["state"] == "face_up" and "value" in t for t in shown)
-    assert _normalised(json.dumps(shown[0]), ids) != _normalised(json.dumps(shown[1]), ids)
+    # ... and flips tell them apart: each flipped value is public at once. (Any one tile may
+    # match by chance, 1 in 24, since game ids differ too; the layouts as a whole do not.)
+    border = [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (0, 1), (4, 1), (0, 2), (4, 2)]
+    for turn, tile in enumerate(border):
+        seat = 1 if turn % 2 == 0 else 0
+        for game in games:
+            assert game.post(seat, {"type": "flip", "tile": list(tile)}).status_code == 201
+        shown = [
+            next(t for t in g.view()["state"]["tiles"] if t["tile"] == list(tile)) for g in games
+        ]
+        assert all(t["state"] == "face_up" and "value" in t for t in shown)
+        if shown[0] != shown[1]:
+            break
+    else:
+        pytest.fail("nine flipped tiles matched in two different layouts")
 
 
 def test_a_worker_killed_mid_draw_leaves_exactly_one_outcome(
