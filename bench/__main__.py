@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import dice, folding, latency, policy, throughput
+from bench import dice, folding, latency, policy, throughput, verifying
 from bench.report import Report, git_state, load_average, machine, table
 from bench.stack import Stack
 
@@ -42,13 +42,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         prog="python -m bench",
         description="Floe benchmarks: (a) HTTP throughput vs a bare XADD, (b) POST latency "
         "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice through the RQ "
-        "workers.",
+        "workers, (e) floe replay verify over a thousand games.",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
         "--only",
         type=_csv,
-        default=_csv(_env("BENCH_ONLY", "a,b,c,d")),
+        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e")),
         help="which benchmarks, e.g. a,c (env BENCH_ONLY)",
     )
     parser.add_argument(
@@ -116,6 +116,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument("--dice-samples", type=int, default=200, help="(d) rolls timed alone")
     parser.add_argument("--dice-workers", type=int, default=1, help="(d) floe worker processes")
+    parser.add_argument(
+        "--verify-games", type=int, default=1000, help="(e) finished games to verify"
+    )
     parser.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
     args = parser.parse_args(argv)
@@ -150,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if load_before is not None and load_before > 0.5 * cores:
         log(f"warning: load average {load_before:.2f} on {cores} cores before starting")
     run_a, run_b, run_c = ("a" in args.only), ("b" in args.only), ("c" in args.only)
-    run_d = "d" in args.only
+    run_d, run_e = "d" in args.only, "e" in args.only
 
     long_steps: list[policy.Step] = []
     long_events = [policy.created_event()]
@@ -176,6 +179,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             events=long_events[: args.fold_events],
             repeats=args.fold_repeats,
             profile_to=profile,
+        )
+
+    if run_e:
+        verifying.run(
+            report, games=args.verify_games, events=100, jobs=os.cpu_count() or 1, log=log
         )
 
     scripts: list[list[policy.Step]] = []

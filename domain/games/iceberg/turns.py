@@ -9,8 +9,8 @@ trusts the log: no validation, never fails on a stored event.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
+from domain.engine.values import replaced as replace
 from domain.games.iceberg import bumping
 from domain.games.iceberg.actions import (
     Flip,
