@@ -1,4 +1,5 @@
-"""``floe replay``: export a game, and verify any number of games in parallel."""
+"""``floe replay``: export a game, verify any number of games in parallel, and look at one
+version by version (``show`` prints a version, ``step`` walks through them)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from replay import source
 from replay.verify import Verdict, verify_lines
+
+if TYPE_CHECKING:
+    from replay.timeline import Timeline
 
 
 def main(argv: list[str]) -> int:
@@ -23,7 +28,19 @@ def main(argv: list[str]) -> int:
     check.add_argument("games", nargs="+", help="export files, or game ids with REDIS_URL")
     check.add_argument("--json", action="store_true", help="one JSON verdict per line")
     check.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes")
+    show = commands.add_parser("show", help="print the state at one version")
+    show.add_argument("game", help="an export file, or a game id with REDIS_URL")
+    show.add_argument("--at", type=int, help="version (default: the last; negative: from the end)")
+    show.add_argument("--svg", action="store_true", help="an SVG picture instead of text")
+    show.add_argument(
+        "--colour", choices=("auto", "always", "never"), default="auto", help="ANSI colours"
+    )
+    step = commands.add_parser("step", help="walk through a game's versions in the terminal")
+    step.add_argument("game", help="an export file, or a game id with REDIS_URL")
+    step.add_argument("--at", type=int, help="the version to start at (default: 1)")
     args = parser.parse_args(argv)
+    if args.command in ("show", "step"):
+        return look(args)
     if args.command == "export":
         lines = source.read_store(args.game_id)
         text = "".join(line + "\n" for line in lines)
@@ -36,6 +53,71 @@ def main(argv: list[str]) -> int:
     for verdict in verdicts:
         print(json.dumps(verdict.to_json()) if args.json else str(verdict))
     return 0 if all(v.status == "ok" for v in verdicts) else 1
+
+
+def look(args: argparse.Namespace) -> int:
+    """``show`` and ``step``: fold the game once, then print or walk its versions."""
+    from replay.timeline import TimelineError, load
+
+    try:
+        timeline = load(args.game)
+    except OSError as error:
+        print(f"cannot read {args.game}: {error.strerror}", file=sys.stderr)
+        return 2
+    except (TimelineError, ValueError) as error:
+        print(f"cannot replay {args.game}: {error}", file=sys.stderr)
+        return 2
+    version = args.at
+    if version is not None and version < 0:
+        version += timeline.last + 1
+    if version is not None and not 1 <= version <= timeline.last:
+        print(f"no version {args.at}: {args.game} has 1..{timeline.last}", file=sys.stderr)
+        return 2
+    if args.command == "step":
+        from replay.step import run
+
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            print("step needs a terminal; use `show --at N` instead", file=sys.stderr)
+            return 2
+        run(timeline, version)
+        return 0
+    version = timeline.last if version is None else version
+    if args.svg:
+        return show_svg(timeline, version)
+    colour = args.colour == "always" or (args.colour == "auto" and sys.stdout.isatty())
+    print("\n".join(show_lines(timeline, version, colour=colour)))
+    return 0
+
+
+def show_lines(timeline: Timeline, version: int, *, colour: bool) -> list[str]:
+    """``show``'s text: the header, the event that made ``version``, then the board."""
+    from replay.step import event_lines, header, outcome_line
+    from replay.text import text
+
+    return [
+        header(timeline, version),
+        *event_lines(timeline, version),
+        outcome_line(timeline, version),
+        "",
+        *text(timeline.game, timeline.view(version), colour=colour),
+    ]
+
+
+def show_svg(timeline: Timeline, version: int) -> int:
+    """Print the SVG picture of ``version``, if the SVG renderers are installed."""
+    try:
+        from replay import render
+    except ImportError:
+        svg = None
+    else:
+        svg = getattr(render, "svg", None)
+    if svg is None:
+        print("SVG rendering is not available (no replay.render.svg)", file=sys.stderr)
+        return 2
+    title = f"{timeline.game_id} version {version}/{timeline.last}"
+    picture = str(svg(timeline.game, timeline.view(version), title=title))
+    sys.stdout.write(picture if picture.endswith("\n") else picture + "\n")
+    return 0
 
 
 def verify_one(name: str) -> Verdict:

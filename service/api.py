@@ -12,6 +12,7 @@ from marshmallow import Schema
 
 from domain.engine.canonical import canonical_json
 from domain.engine.types import GAME_OVER, SEED_REVEALED
+from replay.render import svg
 from service import schemas
 from service.access import Viewer
 from service.errors import ApiError, bad_request
@@ -95,6 +96,18 @@ def get_state(game_id: str) -> Response:
     viewer = _viewer()
     version = _int_arg("version", None, low=1)
     return _render(schemas.GAME_VIEW, _service().view(game_id, viewer, version))
+
+
+@v1.get("/games/<game_id>/board.svg")
+def board_svg(game_id: str) -> Response:
+    """A picture of the board at ``?version=N`` (default: now), as the caller may see it."""
+    viewer = _viewer()
+    version = request.args.get("version")
+    at = None if version is None else _int_arg("version", None, low=1)
+    shown = _service().view(game_id, viewer, at)
+    title = f"{shown['game']} {shown['id']} v{shown['version']} ({shown['status']})"
+    picture = svg(shown["game"], shown["state"], title=title)
+    return Response(picture, mimetype="image/svg+xml")
 
 
 @v1.get("/games/<game_id>/legal-actions")

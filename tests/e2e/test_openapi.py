@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
+from xml.etree import ElementTree
 
 import pytest
 import redis
@@ -187,6 +188,10 @@ class OpenApi:
                 assert message.id == str(data["version"]), f"{what}: id is not the version"
                 assert message.event == data["type"], f"{what}: event is not the type"
             return messages
+        if media_type == "image/svg+xml":
+            root = ElementTree.fromstring(text)  # well-formed XML ...
+            assert root.tag.endswith("svg"), f"{what}: not an SVG document"  # ... and an SVG
+            return text
         raise AssertionError(f"{what}: no checker for {media_type}")
 
     def _assert_code_documented(
@@ -395,7 +400,7 @@ def test_every_route_of_the_app_is_documented_and_nothing_else(
             continue
         for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}:
             routes.add((method.lower(), flask_template(rule.rule)))
-    assert len(routes) == 10
+    assert len(routes) == 11
     documented = documented_operations(spec)
     assert routes - documented == set(), "routes missing from openapi.yaml"
     assert documented - routes == set(), "openapi.yaml documents routes the app lacks"
@@ -559,6 +564,7 @@ def play_game(api: CheckedClient, seed: int) -> set[str]:
     assert hashlib.sha256(bytes.fromhex(view["seed"])).hexdigest() == view["seed_commitment"]
     for version in (1, final - 2, final - 1, final):
         api.get(f"{base}/state?version={version}", expect=200)
+        api.get(f"{base}/board.svg?version={version}", expect=200)
     for token in tokens:
         assert api.get(f"{base}/legal-actions", token=token, expect=200).body["actions"] == []
     api.get(base, token=ORGANIZER, expect=200)
@@ -1113,6 +1119,14 @@ def test_every_documented_status_is_given_and_fits(
     api.get(f"{base}/state?version=2", expect=404, code="version_not_found")
     api.get(f"{base}/state?version=1", token=t1, expect=200)
 
+    # GET /v1/games/{game_id}/board.svg
+    api.get(f"{base}/board.svg?version=0", expect=400, code="invalid_query")
+    api.get(f"{base}/board.svg", token="nope", expect=401, code="unknown_token")
+    api.get("/v1/games/nope/board.svg", expect=404, code="game_not_found")
+    api.get(f"{base}/board.svg", token=other_token, expect=403, code="not_a_seat")
+    api.get(f"{base}/board.svg?version=2", expect=404, code="version_not_found")
+    api.get(f"{base}/board.svg", token=t1, expect=200)
+
     # GET /v1/games/{game_id}/legal-actions
     api.get(f"{base}/legal-actions", expect=401, code="missing_token")
     api.get(f"{base}/legal-actions", token="nope", expect=401, code="unknown_token")
@@ -1366,6 +1380,7 @@ def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
         ("GET", "/v1/games", {}),
         ("GET", base, {}),
         ("GET", f"{base}/state?version=1", {}),
+        ("GET", f"{base}/board.svg", {}),
         ("GET", f"{base}/legal-actions", {"token": forged}),
         ("POST", f"{base}/actions", {"token": forged, "json_body": body}),
         ("GET", f"{base}/events", {}),

@@ -1,0 +1,182 @@
+"""``floe replay step``: walk through a game's versions in the terminal.
+
+``screen`` draws one frame as plain lines (pure, so tests need no terminal); ``run`` is the
+curses loop, which only maps keys to versions and paints what ``screen`` returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import curses
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from replay.text import text
+from replay.timeline import Timeline
+
+HELP = "<-/-> or h/l step  Home/End ends  g go to version  q quit"
+#: Escape sequences a terminal may send that curses does not know for this TERM.
+SEQUENCES = {
+    "[C": "right",
+    "OC": "right",
+    "[D": "left",
+    "OD": "left",
+    "[H": "home",
+    "OH": "home",
+    "[1~": "home",
+    "[7~": "home",
+    "[F": "end",
+    "OF": "end",
+    "[4~": "end",
+    "[8~": "end",
+}
+KEYS = {
+    curses.KEY_RIGHT: "right",
+    ord("l"): "right",
+    curses.KEY_LEFT: "left",
+    ord("h"): "left",
+    curses.KEY_HOME: "home",
+    curses.KEY_END: "end",
+    ord("g"): "goto",
+    ord("q"): "quit",
+    curses.KEY_RESIZE: "redraw",
+}
+
+
+def compact(data: Any) -> str:
+    """Event data as short one-line JSON."""
+    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+def outcome_line(timeline: Timeline, version: int) -> str:
+    """Whose turn it is, or how the game ended."""
+    state = timeline.state(version)
+    if state.outcome is not None:
+        winners = ", ".join(timeline.seat_name(w) for w in state.outcome.winners) or "nobody"
+        scores = " ".join(f"{s}:{p}" for s, p in sorted(state.outcome.scores.items()))
+        parts = [f"over: winners {winners}"]
+        parts += [f"scores {scores}"] if scores else []
+        parts += [compact(dict(state.outcome.extra))] if state.outcome.extra else []
+        return "  ".join(parts)
+    acting = timeline.to_act(version)
+    if acting:
+        return "to act: " + ", ".join(timeline.seat_name(s) for s in acting)
+    return f"to act: nobody ({timeline.status(version)})"
+
+
+def event_lines(timeline: Timeline, version: int) -> list[str]:
+    """The event that made ``version``: type, actor, time, and its data."""
+    stored: Mapping[str, Any] = timeline.event(version)
+    who = timeline.seat_name(stored.get("actor"))
+    return [
+        f"event {version}: {stored.get('type')} by {who} at {stored.get('at')}",
+        f"  data {compact(stored.get('data'))}",
+    ]
+
+
+def header(timeline: Timeline, version: int) -> str:
+    """The first line: version N/M (first, so a narrow terminal keeps it), game, status."""
+    return (
+        f"version {version}/{timeline.last}  {timeline.game_id} ({timeline.game})  "
+        f"status {timeline.status(version)}"
+    )
+
+
+def screen(
+    timeline: Timeline, version: int, width: int, height: int, *, prompt: str | None = None
+) -> list[str]:
+    """The frame for ``version``: at most ``height`` lines of at most ``width`` characters.
+
+    The header, event and turn come first and the key help (or the ``g`` prompt) last; the
+    board fills what is left and is cut off when the terminal is too small.
+    """
+    if width <= 0 or height <= 0:
+        return []
+    top = [
+        header(timeline, version),
+        *event_lines(timeline, version),
+        outcome_line(timeline, version),
+        "",
+    ]
+    board = text(timeline.game, timeline.view(version), colour=False)
+    bottom = f"go to version (1-{timeline.last}): {prompt}_" if prompt is not None else HELP
+    body = (top + board)[: max(0, height - 1)]
+    lines = [*body, bottom] if height > 1 else [bottom]
+    return [line[:width] for line in lines]
+
+
+def _read_sequence(window: Any) -> str:
+    """The rest of an escape sequence curses passed through as a bare ESC."""
+    window.timeout(50)
+    chars = ""
+    try:
+        while len(chars) < 4:
+            key = window.getch()
+            if key < 0:
+                break
+            chars += chr(key)
+            if chars in SEQUENCES or chr(key).isalpha() or chr(key) == "~":
+                break
+    finally:
+        window.timeout(-1)
+    return SEQUENCES.get(chars, "")
+
+
+def _paint(window: Any, lines: list[str]) -> None:
+    window.clear()  # a full repaint each frame: simple, and fine at human speed
+    for row, line in enumerate(lines):
+        # the bottom-right cell cannot be written without scrolling: curses complains
+        with contextlib.suppress(curses.error):
+            window.addstr(row, 0, line)
+    window.refresh()
+
+
+def _ask_version(window: Any, timeline: Timeline, version: int) -> int:
+    """Read digits after ``g`` until Enter (jump) or Escape (stay)."""
+    typed = ""
+    while True:
+        height, width = window.getmaxyx()
+        _paint(window, screen(timeline, version, width, height, prompt=typed))
+        key = window.getch()
+        if key in (10, 13, curses.KEY_ENTER):
+            return timeline.clamp(int(typed)) if typed else version
+        if key == 27:
+            return version
+        if key in (curses.KEY_BACKSPACE, 127, 8):
+            typed = typed[:-1]
+        elif 48 <= key <= 57 and len(typed) < 9:
+            typed += chr(key)
+
+
+def _loop(window: Any, timeline: Timeline, start: int) -> None:
+    with contextlib.suppress(curses.error):  # a terminal that cannot hide its cursor
+        curses.curs_set(0)
+    window.keypad(True)
+    version = timeline.clamp(start)
+    while True:
+        height, width = window.getmaxyx()
+        _paint(window, screen(timeline, version, width, height))
+        key = window.getch()
+        action = KEYS.get(key, "")
+        if key == 27:
+            action = _read_sequence(window)
+        if action == "quit":
+            return
+        if action == "right":
+            version = timeline.clamp(version + 1)
+        elif action == "left":
+            version = timeline.clamp(version - 1)
+        elif action == "home":
+            version = 1
+        elif action == "end":
+            version = timeline.last
+        elif action == "goto":
+            version = _ask_version(window, timeline, version)
+
+
+def run(timeline: Timeline, start: int | None = None) -> None:
+    """Show ``timeline`` interactively from version ``start`` (default: the first)."""
+    os.environ.setdefault("ESCDELAY", "50")  # a lone Esc need not wait a second
+    curses.wrapper(_loop, timeline, 1 if start is None else start)
