@@ -10,6 +10,7 @@ import contextlib
 import curses
 import json
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -85,9 +86,18 @@ def header(timeline: Timeline, version: int) -> str:
 
 
 def screen(
-    timeline: Timeline, version: int, width: int, height: int, *, prompt: str | None = None
+    timeline: Timeline,
+    version: int,
+    width: int,
+    height: int,
+    *,
+    prompt: str | None = None,
+    colour: bool = False,
 ) -> list[str]:
     """The frame for ``version``: at most ``height`` lines of at most ``width`` characters.
+
+    With ``colour`` the board carries ANSI seat colours and lines are left whole: the painter
+    clips them by visible width.
 
     The header, event and turn come first and the key help (or the ``g`` prompt) last; the
     board fills what is left and is cut off when the terminal is too small.
@@ -100,11 +110,11 @@ def screen(
         outcome_line(timeline, version),
         "",
     ]
-    board = text(timeline.game, timeline.view(version), colour=False)
+    board = text(timeline.game, timeline.view(version), colour=colour)
     bottom = f"go to version (1-{timeline.last}): {prompt}_" if prompt is not None else HELP
     body = (top + board)[: max(0, height - 1)]
     lines = [*body, bottom] if height > 1 else [bottom]
-    return [line[:width] for line in lines]
+    return lines if colour else [line[:width] for line in lines]
 
 
 def _read_sequence(window: Any) -> str:
@@ -125,12 +135,47 @@ def _read_sequence(window: Any) -> str:
 
 
 def _paint(window: Any, lines: list[str]) -> None:
+    """Draw the frame, turning the renderers' ANSI seat colours into curses colour pairs."""
     window.clear()  # a full repaint each frame: simple, and fine at human speed
+    width = window.getmaxyx()[1]
     for row, line in enumerate(lines):
-        # the bottom-right cell cannot be written without scrolling: curses complains
-        with contextlib.suppress(curses.error):
-            window.addstr(row, 0, line)
+        column, attr = 0, 0
+        for index, part in enumerate(_ANSI.split(line)):
+            if index % 2:
+                attr = _attribute(part)
+                continue
+            part = part[: max(0, width - column)]
+            if not part:
+                continue
+            # the bottom-right cell cannot be written without scrolling: curses complains
+            with contextlib.suppress(curses.error):
+                window.addstr(row, column, part, attr)
+            column += len(part)
     window.refresh()
+
+
+_ANSI = re.compile(r"\x1b\[([0-9;]*)m")
+_PAIRS = {"31": 1, "34": 2, "32": 3, "33": 4}
+
+
+def _attribute(code: str) -> int:
+    if code in _PAIRS and curses.has_colors():
+        return curses.color_pair(_PAIRS[code]) | curses.A_BOLD
+    return curses.A_DIM if code == "2" else 0
+
+
+def _start_colours() -> bool:
+    """Seat colours as in ``show``: 0 red, 1 blue, 2 green, 3 yellow (when the terminal can)."""
+    if not curses.has_colors():
+        return False
+    curses.start_color()
+    with contextlib.suppress(curses.error):
+        curses.use_default_colors()
+    colours = (curses.COLOR_RED, curses.COLOR_BLUE, curses.COLOR_GREEN, curses.COLOR_YELLOW)
+    for pair, colour in enumerate(colours, start=1):
+        with contextlib.suppress(curses.error):
+            curses.init_pair(pair, colour, -1)
+    return True
 
 
 def _ask_version(window: Any, timeline: Timeline, version: int) -> int:
@@ -154,10 +199,11 @@ def _loop(window: Any, timeline: Timeline, start: int) -> None:
     with contextlib.suppress(curses.error):  # a terminal that cannot hide its cursor
         curses.curs_set(0)
     window.keypad(True)
+    colour = _start_colours()
     version = timeline.clamp(start)
     while True:
         height, width = window.getmaxyx()
-        _paint(window, screen(timeline, version, width, height))
+        _paint(window, screen(timeline, version, width, height, colour=colour))
         key = window.getch()
         action = KEYS.get(key, "")
         if key == 27:
