@@ -25,7 +25,9 @@ from tests.shared_files import ROOT, conformance_games, read_jsonl
 GAMES = conformance_games()
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 
-pytestmark = pytest.mark.skipif(not GAMES, reason="no conformance games in ../shared")
+
+def test_the_reference_games_are_there() -> None:
+    assert len(GAMES) >= 9, "../shared/conformance holds the reference games"
 
 
 def floe(*args: str) -> subprocess.CompletedProcess[str]:
