@@ -13,7 +13,7 @@ from service.clock import Clock, utc_now
 from service.config import Settings
 from service.errors import ApiError
 from service.games import DrawQueue, GameService
-from service.jobs import draw_enqueuer
+from service.jobs import bot_enqueuer, draw_enqueuer
 from service.store import EventStore
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,7 @@ def create_app(
     redis_client: redis.Redis | None = None,
     clock: Clock = utc_now,
     enqueue_draw: DrawQueue | None = None,
+    enqueue_bot: DrawQueue | None = None,
 ) -> Flask:
     """Build the app. Tests pass their own Redis and clock; ``floe serve`` passes nothing."""
     settings = settings or Settings.from_env()
@@ -46,6 +47,7 @@ def create_app(
         clock=clock,
         organizer_token=settings.organizer_token,
         enqueue_draw=enqueue_draw or draw_enqueuer(client),
+        enqueue_bot=enqueue_bot or bot_enqueuer(client),
         cache_size=settings.state_cache_games,
     )
     app.register_blueprint(v1)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from domain.ai import POLICIES
 from domain.engine import play, rng
 from domain.engine.errors import GameError, InvalidSetup
 from domain.engine.log import GENESIS_HASH, StoredEvent, seal
@@ -70,11 +71,13 @@ class GameService:
         clock: Clock,
         organizer_token: str | None,
         enqueue_draw: DrawQueue,
+        enqueue_bot: DrawQueue,
         cache_size: int = 4096,
     ) -> None:
         self._store = store
         self._clock = clock
         self._enqueue_draw = enqueue_draw
+        self._enqueue_bot = enqueue_bot
         self._organizer_token = organizer_token
         self._catalog = Catalog(store, cache_size)
         self._cache = StateCache(cache_size)
@@ -145,8 +148,9 @@ class GameService:
         }
         self._store.create(first, seed_hex=seed.hex(), meta=meta, created_ms=_millis(at))
         self._cache.advance(game_id, Head(state, first.hash))
+        meta_now = self.meta(game_id)
+        self._follow_up(meta_now, state)
         if play.status(rules, state) == AWAITING_RANDOM:
-            self._enqueue_draw(game_id, state.version)
             if wait_seconds > 0:
                 self._await_draws(game_id, 1, wait_seconds)
             state = self.latest(game_id)
@@ -363,9 +367,20 @@ class GameService:
         if not isinstance(result, Appended):
             return result
         self._cache.advance(game_id, Head(after, sealed[-1].hash))
-        if status == AWAITING_RANDOM:
-            self._enqueue_draw(game_id, after.version)
+        self._follow_up(meta, after)
         return after, sealed
+
+    def _follow_up(self, meta: GameMeta, state: GameState[Any]) -> None:
+        """Enqueue what the game waits for next: a draw, or a bot seat's move."""
+        if play.status(meta.rules, state) == AWAITING_RANDOM:
+            self._enqueue_draw(meta.game_id, state.version)
+        elif self._bot_to_act(meta, state) is not None:
+            self._enqueue_bot(meta.game_id, state.version)
+
+    @staticmethod
+    def _bot_to_act(meta: GameMeta, state: GameState[Any]) -> int | None:
+        bots = [s for s in play.to_act(meta.rules, state) if meta.seats[s].bot is not None]
+        return bots[0] if bots else None
 
     def _replay(self, meta: GameMeta, record: Mapping[str, Any]) -> Accepted:
         """The first answer to a repeated command: the events it appended, as seen now."""
@@ -436,16 +451,44 @@ class GameService:
             head = Head(after, sealed[-1].hash)
         return made
 
-    def awaiting_draws(self, *, batch: int = 500) -> Iterator[tuple[str, int]]:
-        """Every (game, version) whose status says it awaits a draw: the sweeper's input."""
+    def play_bot(self, game_id: str, version: int) -> bool:
+        """Make the move of the first bot seat to act at ``version``; False when stale.
+
+        The bot decides from legal actions and public heuristics (``domain.ai``), with its
+        own random stream (label ``bot-<seat>``, consuming none of the game's draws), and
+        its move goes through the same append as a person's, command id ``bot-<version>``:
+        a job that runs twice writes once.
+        """
+        meta = self.meta(game_id)
+        head = self._head(game_id)
+        state = head.state
+        seat = self._bot_to_act(meta, state) if state.version == version else None
+        if seat is None or state.over:
+            return False
+        strength = meta.seats[seat].bot or ""
+        seed = bytes.fromhex(self._store.seed(game_id))
+        stream = rng.DrawStream(seed, game_id, version + 1, f"bot-{seat}")
+        action = POLICIES[strength].choose(meta.rules, state, seat, stream)
+        events, decided = play.step(meta.rules, state, seat, action)
+        result = self._append(meta, head, events, decided, f"bot-{version}", {"seat": seat})
+        return isinstance(result, tuple)
+
+    def awaiting_follow_ups(self, *, batch: int = 500) -> Iterator[tuple[str, str, int]]:
+        """Every (kind, game, version) waiting on a worker: a draw, or a bot's move."""
         offset = 0
         while True:
             ids = self._store.list_ids(offset=offset, limit=batch)
             if not ids:
                 return
             for game_id, raw in zip(ids, self._store.metas(ids), strict=True):
-                if raw is not None and raw.get("status") == AWAITING_RANDOM:
-                    yield game_id, int(raw["version"])
+                if raw is None:
+                    continue
+                if raw.get("status") == AWAITING_RANDOM:
+                    yield "draw", game_id, int(raw["version"])
+                elif raw.get("status") == "active" and '"bot": "' in raw.get("seats", ""):
+                    state = self.latest(game_id)
+                    if self._bot_to_act(self.meta(game_id), state) is not None:
+                        yield "bot", game_id, state.version
             offset += batch
 
     def shown(self, game_id: str, events: list[StoredEvent], *, game_over: bool) -> list[JSON]:

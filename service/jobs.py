@@ -28,6 +28,7 @@ from service.store import EventStore
 
 QUEUE_NAME = "floe"
 DRAW_JOB = "service.jobs.draw_random"
+BOT_JOB = "service.jobs.bot_turn"
 log = logging.getLogger(__name__)
 
 _services: dict[int, GameService] = {}
@@ -43,14 +44,23 @@ def draw_job_id(game_id: str, version: int) -> str:
 
 def draw_enqueuer(client: redis.Redis) -> Callable[[str, int], None]:
     """The ``enqueue_draw`` dependency of the GameService, on ``client``'s Redis."""
-    draws = queue(client)
+    return _enqueuer(client, DRAW_JOB, "draw")
+
+
+def bot_enqueuer(client: redis.Redis) -> Callable[[str, int], None]:
+    """The ``enqueue_bot`` dependency: job ``bot-<game>-<version>``."""
+    return _enqueuer(client, BOT_JOB, "bot")
+
+
+def _enqueuer(client: redis.Redis, function: str, prefix: str) -> Callable[[str, int], None]:
+    jobs = queue(client)
 
     def enqueue(game_id: str, version: int) -> None:
-        draws.enqueue(
-            DRAW_JOB,
+        jobs.enqueue(
+            function,
             game_id,
             version,
-            job_id=draw_job_id(game_id, version),
+            job_id=f"{prefix}-{game_id}-{version}",
             result_ttl=0,
             failure_ttl=24 * 3600,
         )
@@ -67,6 +77,7 @@ def service_for(client: redis.Redis) -> GameService:
             clock=utc_now,
             organizer_token=None,
             enqueue_draw=draw_enqueuer(client),
+            enqueue_bot=bot_enqueuer(client),
         )
     return _services[key]
 
@@ -77,6 +88,13 @@ def draw_random(game_id: str, version: int) -> int:
     assert job is not None, "draw_random runs inside an RQ job"
     _pause_for_fault_tests(job.connection, game_id)
     return service_for(job.connection).resolve_draw(game_id, version)
+
+
+def bot_turn(game_id: str, version: int) -> bool:
+    """RQ job: the move of the bot seat to act at ``version`` (nothing, if stale)."""
+    job = get_current_job()
+    assert job is not None, "bot_turn runs inside an RQ job"
+    return service_for(job.connection).play_bot(game_id, version)
 
 
 def _pause_for_fault_tests(client: redis.Redis, game_id: str) -> None:
@@ -92,19 +110,19 @@ def _pause_for_fault_tests(client: redis.Redis, game_id: str) -> None:
 
 
 class Sweeper:
-    """Re-enqueue draws that stayed pending across two sweeps (their job was lost)."""
+    """Re-enqueue draws and bot moves that stayed pending across two sweeps (job lost)."""
 
-    def __init__(self, service: GameService, enqueue: Callable[[str, int], None]) -> None:
+    def __init__(self, service: GameService, client: redis.Redis) -> None:
         self._service = service
-        self._enqueue = enqueue
-        self._seen: set[tuple[str, int]] = set()
+        self._enqueue = {"draw": draw_enqueuer(client), "bot": bot_enqueuer(client)}
+        self._seen: set[tuple[str, str, int]] = set()
 
-    def sweep(self) -> list[tuple[str, int]]:
-        pending = set(self._service.awaiting_draws())
+    def sweep(self) -> list[tuple[str, str, int]]:
+        pending = set(self._service.awaiting_follow_ups())
         stuck = sorted(pending & self._seen)
-        for game_id, version in stuck:
-            log.warning("re-enqueueing the lost draw of %s at version %d", game_id, version)
-            self._enqueue(game_id, version)
+        for kind, game_id, version in stuck:
+            log.warning("re-enqueueing the lost %s job of %s at version %d", kind, game_id, version)
+            self._enqueue[kind](game_id, version)
         self._seen = pending
         return stuck
 
@@ -114,7 +132,7 @@ def run_worker(settings: Settings, *, burst: bool = False, sweep_seconds: float 
     client = redis.Redis.from_url(settings.redis_url)
     stop = threading.Event()
     if not burst and sweep_seconds > 0:
-        sweeper = Sweeper(service_for(client), draw_enqueuer(client))
+        sweeper = Sweeper(service_for(client), client)
         threading.Thread(
             target=_sweep_forever, args=(sweeper, sweep_seconds, stop), daemon=True
         ).start()

@@ -35,7 +35,9 @@ class PlayerSchema(Schema):
     bot = fields.String(
         load_default=None,
         allow_none=True,
-        validate=validate.OneOf([], error="no bot strengths are available yet: leave bot null"),
+        validate=validate.OneOf(
+            ["random", "greedy"], error="bot is 'random' or 'greedy' (mcts is not available yet)"
+        ),
     )
 
 
