@@ -59,10 +59,14 @@ class Catalog:
             ),
             token_hashes=tuple(json.loads(raw["tokens"])),
         )
+        return self.remember(meta)
+
+    def remember(self, meta: GameMeta) -> GameMeta:
+        """Keep ``meta`` (the creating process knows it without reading it back)."""
         with self._lock:
             if len(self._known) >= self._max_games:
                 self._known.pop(next(iter(self._known)))
-            self._known[game_id] = meta
+            self._known[meta.game_id] = meta
         return meta
 
     def get(self, game_id: str) -> GameMeta:

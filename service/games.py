@@ -130,6 +130,7 @@ class GameService:
         seat_tokens = [
             None if p.bot else tokens.new_token(game_id, i) for i, p in enumerate(players)
         ]
+        token_hashes = tuple(t and tokens.token_hash(t) for t in seat_tokens)
         at = self._clock()
         [first] = seal(
             game_id,
@@ -143,13 +144,13 @@ class GameService:
             "game": game,
             "created_at": at,
             "seats": json.dumps([s.to_json() for s in seats]),
-            "tokens": json.dumps([t and tokens.token_hash(t) for t in seat_tokens]),
+            "tokens": json.dumps(list(token_hashes)),
             "status": play.status(rules, state),
         }
         self._store.create(first, seed_hex=seed.hex(), meta=meta, created_ms=_millis(at))
         self._cache.advance(game_id, Head(state, first.hash))
-        meta_now = self.meta(game_id)
-        self._follow_up(meta_now, state)
+        known = self._catalog.remember(GameMeta(game_id, game, at, seats, token_hashes))
+        self._follow_up(known, state)
         if play.status(rules, state) == AWAITING_RANDOM:
             if wait_seconds > 0:
                 self._await_draws(game_id, 1, wait_seconds)
@@ -485,9 +486,12 @@ class GameService:
                     continue
                 if raw.get("status") == AWAITING_RANDOM:
                     yield "draw", game_id, int(raw["version"])
-                elif raw.get("status") == "active" and '"bot": "' in raw.get("seats", ""):
+                elif raw.get("status") == "active":
+                    meta = self._catalog.find(game_id)
+                    if meta is None or not any(seat.bot for seat in meta.seats):
+                        continue
                     state = self.latest(game_id)
-                    if self._bot_to_act(self.meta(game_id), state) is not None:
+                    if self._bot_to_act(meta, state) is not None:
                         yield "bot", game_id, state.version
             offset += batch
 
