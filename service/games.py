@@ -356,7 +356,6 @@ class GameService:
             at=self._clock(),
             command_id=command_id,
         )
-        self._cache.snapshot(after)
         status = play.status(meta.rules, after)
         record = {**record, "first": sealed[0].version, "last": sealed[-1].version}
         result = self._store.append(
@@ -367,6 +366,9 @@ class GameService:
         )
         if not isinstance(result, Appended):
             return result
+        # Only a state whose events are stored may be cached: racers that lost decided
+        # states too, for the same version, and one of theirs must never become a snapshot.
+        self._cache.snapshot(after)
         self._cache.advance(game_id, Head(after, sealed[-1].hash))
         self._follow_up(meta, after)
         return after, sealed
@@ -452,13 +454,16 @@ class GameService:
             head = Head(after, sealed[-1].hash)
         return made
 
-    def play_bot(self, game_id: str, version: int) -> bool:
+    def play_bot(
+        self, game_id: str, version: int, *, before_append: Callable[[], None] | None = None
+    ) -> bool:
         """Make the move of the first bot seat to act at ``version``; False when stale.
 
         The bot decides from legal actions and public heuristics (``domain.ai``), with its
         own random stream (label ``bot-<seat>``, consuming none of the game's draws), and
         its move goes through the same append as a person's, command id ``bot-<version>``:
-        a job that runs twice writes once.
+        a job that runs twice writes once. ``before_append`` runs once the move is chosen
+        (crash tests pause there).
         """
         meta = self.meta(game_id)
         head = self._head(game_id)
@@ -471,6 +476,8 @@ class GameService:
         stream = rng.DrawStream(seed, game_id, version + 1, f"bot-{seat}")
         action = POLICIES[strength].choose(meta.rules, state, seat, stream)
         events, decided = play.step(meta.rules, state, seat, action)
+        if before_append is not None:
+            before_append()
         result = self._append(meta, head, events, decided, f"bot-{version}", {"seat": seat})
         return isinstance(result, tuple)
 

@@ -94,16 +94,28 @@ def bot_turn(game_id: str, version: int) -> bool:
     """RQ job: the move of the bot seat to act at ``version`` (nothing, if stale)."""
     job = get_current_job()
     assert job is not None, "bot_turn runs inside an RQ job"
-    return service_for(job.connection).play_bot(game_id, version)
+    client = job.connection
+
+    def decided() -> None:
+        _pause_for_fault_tests(client, game_id, "FLOE_FAULT_PAUSE_BOTS", "decided")
+
+    played = service_for(client).play_bot(game_id, version, before_append=decided)
+    if played:
+        _pause_for_fault_tests(client, game_id, "FLOE_FAULT_PAUSE_BOTS", "written")
+    return played
 
 
-def _pause_for_fault_tests(client: redis.Redis, game_id: str) -> None:
-    """Crash tests set FLOE_FAULT_PAUSE_DRAWS=1 to hold a job mid-flight and SIGKILL it.
+def _pause_for_fault_tests(
+    client: redis.Redis, game_id: str, variable: str = "FLOE_FAULT_PAUSE_DRAWS", when: str = "1"
+) -> None:
+    """Crash tests hold a job mid-flight, to SIGKILL it there, by setting a variable.
 
-    The job announces itself on ``floe:fault:{game}:started`` and waits (bounded) for a
-    release that never comes; nothing in normal operation sets the variable.
+    FLOE_FAULT_PAUSE_DRAWS=1 holds a draw job before it draws; FLOE_FAULT_PAUSE_BOTS holds a
+    bot job once its move is ``decided`` (chosen, not yet appended) or ``written`` (appended,
+    the job not yet finished). The job announces itself on ``floe:fault:{game}:started`` and
+    waits (bounded) for a release that never comes; nothing in normal operation sets these.
     """
-    if os.environ.get("FLOE_FAULT_PAUSE_DRAWS") != "1":
+    if os.environ.get(variable) != when:
         return
     client.rpush(f"floe:fault:{{{game_id}}}:started", os.getpid())
     client.blpop([f"floe:fault:{{{game_id}}}:release"], timeout=60)
