@@ -22,6 +22,9 @@ v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
 MAX_EVENTS_PAGE = 10_000
 MAX_WAIT_SECONDS = 30
+MAX_VERSION = 2**53
+#: Deeper JSON than any valid request needs is refused before any schema sees it.
+MAX_JSON_DEPTH = 32
 
 
 def _service() -> GameService:
@@ -34,23 +37,77 @@ def _viewer() -> Viewer:
 
 
 def _json_body() -> Any:
-    """The request body as JSON, whatever its content type; 400 when it is not JSON."""
-    raw = request.get_data(cache=True)
+    """The request body as JSON: 413 over the size limit, 415 for a declared non-JSON type,
+    400 ``malformed_json`` when it is not (interoperable) JSON.
+
+    A body without ``Content-Type`` is read as JSON. Refused as malformed besides bad syntax:
+    invalid UTF-8, the ``NaN``/``Infinity`` literals, integers of more than 4300 digits,
+    nesting deeper than ``MAX_JSON_DEPTH`` and lone surrogates (``"\\ud800"``), which no
+    UTF-8 store or hash can hold.
+    """
+    raw = request.get_data(cache=True)  # 413 (werkzeug) before anything is parsed
+    mimetype = request.mimetype
+    is_json = mimetype == "application/json" or (
+        mimetype.startswith("application/") and mimetype.endswith("+json")
+    )
+    if request.content_type is not None and not is_json:
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            f"send the body as application/json, not {mimetype or 'an empty content type'!r}",
+        )
     if not raw.strip():
         raise bad_request("malformed_json", "the request body is empty; send a JSON object")
     try:
-        return json.loads(raw)
+        body = json.loads(raw, parse_constant=_refuse_constant)
     except (ValueError, RecursionError) as error:
         raise bad_request("malformed_json", f"the request body is not JSON: {error}") from None
+    _check_json_tree(body)
+    return body
 
 
-def _int_arg(name: str, default: int | None, *, low: int = 0, high: int = 2**53) -> int:
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_json_tree(body: Any) -> None:
+    """400 for nesting deeper than ``MAX_JSON_DEPTH`` or a string no UTF-8 can encode."""
+    stack: list[tuple[Any, int]] = [(body, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, str):
+            _check_text(node)
+            continue
+        if not isinstance(node, dict | list):
+            continue
+        if depth > MAX_JSON_DEPTH:
+            raise bad_request(
+                "malformed_json", f"the request body is nested deeper than {MAX_JSON_DEPTH} levels"
+            )
+        if isinstance(node, dict):
+            for key, value in node.items():
+                _check_text(key)
+                stack.append((value, depth + 1))
+        else:
+            stack.extend((item, depth + 1) for item in node)
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise bad_request(
+            "malformed_json", "the request body has a lone surrogate (e.g. \\ud800) in a string"
+        ) from None
+
+
+def _int_arg(name: str, default: int | None, *, low: int = 0, high: int = MAX_VERSION) -> int:
     raw = request.args.get(name)
     if raw is None:
         if default is None:
             raise bad_request("invalid_query", f"the query parameter {name!r} is required")
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 20) or not low <= int(raw) <= high:
         raise bad_request("invalid_query", f"{name} must be an integer {low}..{high}")
     return int(raw)
 
@@ -143,8 +200,13 @@ def stream_events(game_id: str) -> Response:
     service = _service()
     service.meta(game_id)
     viewer.reader_seat(game_id)
-    last_id = request.headers.get("Last-Event-ID", "")
-    after = int(last_id) if last_id.isdigit() else _int_arg("after", 0)
+    last_id = request.headers.get("Last-Event-ID", "").strip()
+    if last_id.isdigit() and last_id.isascii():
+        if len(last_id) > 20 or int(last_id) > MAX_VERSION:
+            raise bad_request("invalid_query", f"Last-Event-ID must be an integer 0..{MAX_VERSION}")
+        after = int(last_id)
+    else:
+        after = _int_arg("after", 0)
     settings = current_app.config["FLOE_SETTINGS"]
     latest = service.latest(game_id)
     if latest.over and after >= latest.version:  # nothing more will ever come

@@ -14,6 +14,7 @@ from service.config import Settings
 from service.errors import ApiError
 from service.games import DrawQueue, GameService
 from service.jobs import bot_enqueuer, draw_enqueuer
+from service.ratelimit import Limits, RateLimiter
 from service.store import EventStore
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,23 @@ def create_app(
         enqueue_bot=enqueue_bot or bot_enqueuer(client),
         cache_size=settings.state_cache_games,
     )
+    limiter = RateLimiter(
+        client,
+        Limits(
+            per_token=settings.rate_limit_per_token,
+            per_address=settings.rate_limit_per_address,
+            window_seconds=settings.rate_limit_window_seconds,
+        ),
+        clock,
+    )
+    app.extensions["floe_rate_limiter"] = limiter
+
+    @app.before_request
+    def rate_limit() -> None:
+        """Every ``/v1`` request counts against its address and token (429 when over)."""
+        if request.path == "/v1" or request.path.startswith("/v1/"):
+            limiter.check(request.remote_addr, request.headers.get("Authorization"))
+
     app.register_blueprint(v1)
     if settings.bench_routes:
         from service.bench_routes import bench
@@ -70,7 +88,11 @@ def _register_error_handlers(app: Flask) -> None:
     def http_error(error: HTTPException) -> Response:
         status = error.code or 500
         code = _HTTP_CODES.get(status, "http_error")
-        return _error_response(ApiError(status, code, error.description or error.name))
+        # Keep the exception's own headers (405's ``Allow``), not its HTML content type.
+        headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+        return _error_response(
+            ApiError(status, code, error.description or error.name, headers=headers)
+        )
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)

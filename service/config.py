@@ -17,6 +17,10 @@ class Settings:
     state_cache_games: int = 4096
     bench_routes: bool = False
     sweep_seconds: float = 5.0
+    #: Requests per window per token (hashed) and per client address; 0 = off.
+    rate_limit_per_token: int = 6000
+    rate_limit_per_address: int = 30000
+    rate_limit_window_seconds: int = 60
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -27,4 +31,7 @@ class Settings:
             sse_max_seconds=float(env.get("FLOE_SSE_MAX_SECONDS", "300")),
             bench_routes=env.get("FLOE_BENCH_ROUTES") == "1",
             sweep_seconds=float(env.get("FLOE_SWEEP_SECONDS", "5")),
+            rate_limit_per_token=int(env.get("FLOE_RATE_LIMIT_PER_TOKEN", "6000")),
+            rate_limit_per_address=int(env.get("FLOE_RATE_LIMIT_PER_ADDRESS", "30000")),
+            rate_limit_window_seconds=int(env.get("FLOE_RATE_LIMIT_WINDOW_SECONDS", "60")),
         )

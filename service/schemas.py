@@ -6,6 +6,7 @@ their schemas so the wire shape lives in one place, mirrored by ``openapi.yaml``
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,11 +28,17 @@ class StrictInt(fields.Integer):
         return int(super()._validated(value))
 
 
+def printable_name(name: str) -> None:
+    """A name is text people can read: no control characters, no lone surrogates."""
+    if any(unicodedata.category(char) in {"Cc", "Cs"} for char in name):
+        raise ValidationError("a name may not contain control characters (NUL, newline, ...)")
+
+
 class PlayerSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), printable_name])
     bot = fields.String(
         load_default=None,
         allow_none=True,

@@ -14,6 +14,7 @@ Streams are never trimmed and entries never edited.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,9 @@ from domain.engine.canonical import canonical_json
 from domain.engine.log import StoredEvent
 
 GAMES_INDEX = "floe:games"
+#: The longest single XREAD BLOCK, and at most half the client's socket timeout (redis-py's
+#: default is 5 s): a long wait is several blocks, never a read that times out (a 503).
+MAX_BLOCK_MS = 2000
 
 
 def events_key(game_id: str) -> str:
@@ -108,6 +112,9 @@ class EventStore:
         self._redis = client
         self._create = client.register_script(CREATE_SCRIPT)
         self._append = client.register_script(APPEND_SCRIPT)
+        timeout = client.connection_pool.connection_kwargs.get("socket_timeout")
+        half = int(500 * timeout) if isinstance(timeout, int | float) and timeout > 0 else None
+        self._max_block_ms = max(1, min(MAX_BLOCK_MS, half or MAX_BLOCK_MS))
 
     @property
     def client(self) -> redis.Redis:
@@ -186,9 +193,15 @@ class EventStore:
 
     def wait(self, game_id: str, *, after: int, block_ms: int) -> list[StoredEvent]:
         """Events after ``after``; when there are none yet, block up to ``block_ms`` for some."""
-        reply: Any = self._redis.xread({events_key(game_id): f"0-{after}"}, block=block_ms)
-        if not reply:
-            return []
+        deadline = time.monotonic() + block_ms / 1000
+        while True:
+            remaining = int(1000 * (deadline - time.monotonic()))
+            block = max(1, min(self._max_block_ms, remaining))
+            reply: Any = self._redis.xread({events_key(game_id): f"0-{after}"}, block=block)
+            if reply:
+                break
+            if remaining <= self._max_block_ms:
+                return []
         [(_, entries)] = reply
         return _decode(entries)
 

@@ -1,0 +1,105 @@
+"""Rate limits: a fixed-window counter in Redis per token and per client address.
+
+Every ``/v1`` request counts once against its client address and, when it carries an
+``Authorization`` header, once against that token (keyed by the SHA-256 of the token: the
+token itself is never stored). The counters are bumped atomically by one Lua script (INCR,
+and EXPIRE on the first hit of a window), so concurrent workers never lose a count. A window
+is ``window_seconds`` long and aligned on the service clock (``service.clock``, so tests move
+time by passing a clock, never by sleeping). Over a limit the request is refused with 429
+``rate_limited`` and ``Retry-After``: the seconds until the window ends. A limit of 0 is off.
+
+Redis errors are not swallowed: they surface as the usual 503 ``store_unavailable``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import redis
+
+from service.clock import Clock
+from service.errors import ApiError
+
+#: INCR every key; the first hit of a window sets its expiry. Returns the counts, in order.
+_INCR_ALL = """
+local counts = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.call('INCR', key)
+  if count == 1 then
+    redis.call('EXPIRE', key, ARGV[1])
+  end
+  counts[i] = count
+end
+return counts
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Requests allowed per window; 0 turns a limit off."""
+
+    per_token: int
+    per_address: int
+    window_seconds: int
+
+    @property
+    def enabled(self) -> bool:
+        return self.window_seconds > 0 and (self.per_token > 0 or self.per_address > 0)
+
+
+def epoch_seconds(clock: Clock) -> float:
+    """The service clock (an ISO-8601 UTC string) as seconds since the epoch."""
+    return datetime.fromisoformat(clock().replace("Z", "+00:00")).timestamp()
+
+
+def token_of(authorization: str | None) -> str | None:
+    """The credential of an ``Authorization`` header (any scheme), or None."""
+    if authorization is None or not authorization.strip():
+        return None
+    _, _, token = authorization.strip().partition(" ")
+    return token.strip() or authorization.strip()
+
+
+class RateLimiter:
+    def __init__(self, client: redis.Redis, limits: Limits, clock: Clock) -> None:
+        self._limits = limits
+        self._clock = clock
+        self._script: Any = client.register_script(_INCR_ALL)
+
+    @property
+    def limits(self) -> Limits:
+        return self._limits
+
+    def check(self, address: str | None, authorization: str | None) -> None:
+        """Count one request; raise 429 ``rate_limited`` when a limit is exceeded."""
+        limits = self._limits
+        if not limits.enabled:
+            return
+        now = epoch_seconds(self._clock)
+        window = int(now // limits.window_seconds)
+        suffix = f"{limits.window_seconds}:{window}"
+        checks: list[tuple[str, int, str]] = []
+        token = token_of(authorization)
+        if limits.per_token > 0 and token is not None:
+            digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+            checks.append((f"floe:ratelimit:token:{digest}:{suffix}", limits.per_token, "token"))
+        if limits.per_address > 0:
+            key = f"floe:ratelimit:addr:{address or 'unknown'}:{suffix}"
+            checks.append((key, limits.per_address, "address"))
+        if not checks:
+            return
+        counts = self._script(keys=[key for key, _, _ in checks], args=[limits.window_seconds + 1])
+        for (_, limit, what), count in zip(checks, counts, strict=True):
+            if int(count) > limit:
+                retry = max(1, math.ceil((window + 1) * limits.window_seconds - now))
+                raise ApiError(
+                    429,
+                    "rate_limited",
+                    f"too many requests for this {what}: at most {limit} per "
+                    f"{limits.window_seconds} s; retry after {retry} s",
+                    headers={"Retry-After": str(retry)},
+                )

@@ -1,0 +1,133 @@
+"""Property-based fuzzing of every documented operation, generated from ``openapi.yaml``.
+
+Schemathesis draws requests from the document — valid ones (positive) and ones that break it
+(negative) — and sends them to the real app on the test Redis. Every answer must not be a 5xx
+and must conform to the document: a documented status code, a documented content type, a body
+that fits its schema (each SSE message too) and the documented response headers. Routes under
+a game get a real game id and real ``Authorization`` headers (seat 0, seat 1, the organizer,
+none) as well as fully generated ones.
+
+Bounded and reproducible: a few examples per operation, derandomized (the same cases on every
+run), no example database, Hypothesis' caches in a temporary directory, not the repo. ``?wait=`` is pinned to 0 — no worker runs here,
+so a generated ``wait=30`` would only block for 30 s; tests/e2e/test_hostile_input.py
+covers bad ``wait`` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from flask import Flask
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
+from schemathesis.checks import not_a_server_error
+from schemathesis.generation.modes import GenerationMode
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from service.app import create_app
+from service.config import Settings
+from tests.e2e.conftest import ORGANIZER
+
+SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
+SCHEMA = schemathesis.openapi.from_path(SPEC_PATH)
+OPERATIONS: list[Any] = [result.ok() for result in SCHEMA.get_all_operations()]  # type: ignore[union-attr]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
+MAX_EXAMPLES = 60
+
+
+def _negatable(operation: Any) -> bool:
+    """Negative data needs something to break besides the free-form ``game_id``."""
+    return (
+        any(True for _ in operation.query)
+        or any(True for _ in operation.body)
+        or any(True for _ in operation.headers)
+    )
+
+
+CASES = [(GenerationMode.POSITIVE, op) for op in OPERATIONS] + [
+    (GenerationMode.NEGATIVE, op) for op in OPERATIONS if _negatable(op)
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def hypothesis_outside_the_repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No example database is used; Hypothesis' other caches go to a temporary directory."""
+    set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
+    yield
+    set_hypothesis_home_dir(None)
+
+
+@pytest.fixture
+def fuzz_app(redis_url: str) -> Flask:
+    """The real app; SSE streams end after 50 ms so a live stream is read to its end."""
+    return create_app(
+        Settings(
+            redis_url=redis_url,
+            organizer_token=ORGANIZER,
+            sse_max_seconds=0.05,
+            sse_heartbeat_seconds=0.05,
+        )
+    )
+
+
+def test_every_documented_operation_is_fuzzed() -> None:
+    labels = {f"{op.method.upper()} {op.path}" for op in OPERATIONS}
+    assert len(labels) == 11 and "POST /v1/games/{game_id}/actions" in labels
+    assert sum(mode is GenerationMode.NEGATIVE for mode, _ in CASES) >= 6
+
+
+@pytest.mark.parametrize(
+    ("mode", "operation"),
+    CASES,
+    ids=[f"{mode.value} {op.method.upper()} {op.path}" for mode, op in CASES],
+)
+def test_fuzzed_requests_answer_as_documented(
+    fuzz_app: Flask, operation: Any, mode: GenerationMode
+) -> None:
+    client = fuzz_app.test_client()
+    created = client.post(
+        "/v1/games", json={"game": "arktia", "players": [{"name": "a"}, {"name": "b"}]}
+    ).get_json()
+    seat_tokens = [seat["token"] for seat in created["seats"]]
+    fixed: dict[str, Any] = {}
+    if any(True for _ in operation.path_parameters):
+        fixed["path_parameters"] = {"game_id": created["id"]}
+    query = {"wait": 0} if any(p.name == "wait" for p in operation.query) else None
+    strategies = [operation.as_strategy(mode, query=query)]
+    strategies.append(operation.as_strategy(mode, query=query, **fixed))
+    for token in [*seat_tokens, ORGANIZER]:
+        auth = {"Authorization": f"Bearer {token}"}
+        strategies.append(operation.as_strategy(mode, headers=auth, query=query, **fixed))
+    statuses: set[int] = set()
+
+    @settings(
+        max_examples=MAX_EXAMPLES,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(case=st.one_of(strategies))
+    def fuzz(case: Any) -> None:
+        response = case.call(app=fuzz_app)
+        statuses.add(response.status_code)
+        case.validate_response(response, checks=CHECKS)
+
+    fuzz()
+    assert statuses and max(statuses) < 500, statuses
