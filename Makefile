@@ -13,7 +13,7 @@ BENCH_ARGS ?=
 LINT_PATHS := $(wildcard domain service replay bench tests)
 
 .DELETE_ON_ERROR:
-.PHONY: .venv install run test lint bench clean
+.PHONY: .venv install run test lint bench bench-ai bench-ai-full clean
 
 .venv install: $(STAMP)
 
@@ -38,6 +38,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# Bot strength and think time: quick (about 15 minutes), or the full 200 games per pairing.
+bench-ai: $(STAMP)
+	$(BIN)/python -m bench.ai $(BENCH_AI_ARGS)
+
+bench-ai-full: $(STAMP)
+	$(BIN)/python -m bench.ai --full --resume $(BENCH_AI_ARGS)
 
 clean:
 	rm -rf $(VENV) .floe-data

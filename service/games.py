@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from domain.ai import POLICIES
+from domain.ai import POLICIES, bot_to_move
 from domain.engine import play, rng
 from domain.engine.errors import GameError, InvalidSetup
 from domain.engine.log import GENESIS_HASH, StoredEvent, seal
@@ -382,8 +382,7 @@ class GameService:
 
     @staticmethod
     def _bot_to_act(meta: GameMeta, state: GameState[Any]) -> int | None:
-        bots = [s for s in play.to_act(meta.rules, state) if meta.seats[s].bot is not None]
-        return bots[0] if bots else None
+        return bot_to_move(meta.rules, state)
 
     def _replay(self, meta: GameMeta, record: Mapping[str, Any]) -> Accepted:
         """The first answer to a repeated command: the events it appended, as seen now."""

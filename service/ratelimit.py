@@ -25,7 +25,12 @@ from service.clock import Clock
 from service.errors import ApiError
 
 #: INCR every key; the first hit of a window sets its expiry. Returns the counts, in order.
+#: The counters are kept out of the AOF and replicas (``REPL_NONE``): with ``appendfsync
+#: always`` every logged write costs an fsync, and a count is not worth one; a restarted
+#: Redis simply starts every window afresh.
 _INCR_ALL = """
+redis.replicate_commands()
+redis.set_repl(redis.REPL_NONE)
 local counts = {}
 for i, key in ipairs(KEYS) do
   local count = redis.call('INCR', key)

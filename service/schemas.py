@@ -43,7 +43,7 @@ class PlayerSchema(Schema):
         load_default=None,
         allow_none=True,
         validate=validate.OneOf(
-            ["random", "greedy"], error="bot is 'random' or 'greedy' (mcts is not available yet)"
+            ["random", "greedy", "mcts"], error="bot is 'random', 'greedy' or 'mcts'"
         ),
     )
 

@@ -61,6 +61,8 @@ class Settings:
     port: int = DEFAULT_PORT
     web_workers: int = 2
     web_threads: int = 8
+    #: RQ workers: more than one, so a bot thinking does not hold up everyone's dice.
+    job_workers: int = 2
     data_dir: Path = Path(DEFAULT_DATA_DIR)
     redis_url: str | None = None
     stop_timeout: float = 10.0
@@ -146,6 +148,7 @@ def parse_settings(argv: list[str], env: Mapping[str, str]) -> Settings:
         port=port,
         web_workers=_positive_int(env, "FLOE_WEB_WORKERS", 2),
         web_threads=_positive_int(env, "FLOE_WEB_THREADS", 8),
+        job_workers=_positive_int(env, "FLOE_JOB_WORKERS", 2),
         data_dir=Path(args.data_dir),
         redis_url=env.get("REDIS_URL") or None,
         stop_timeout=_positive_float(env, "FLOE_STOP_TIMEOUT", 10.0),
@@ -331,9 +334,10 @@ def run(
             say(f"redis   {redis_url}  (external, from REDIS_URL)")
         child_env = {**env, "REDIS_URL": redis_url}
 
-        worker = start_child("worker", redis_url, worker_command(settings.python), child_env)
-        children.append(worker)
-        say(f"worker  {redis_url}  (pid {worker.process.pid})")
+        for _ in range(settings.job_workers):
+            worker = start_child("worker", redis_url, worker_command(settings.python), child_env)
+            children.append(worker)
+            say(f"worker  {redis_url}  (pid {worker.process.pid})")
         api_address = f"http://{settings.host}:{settings.port}"
         api = start_child("api", api_address, api_command(settings), child_env)
         children.append(api)

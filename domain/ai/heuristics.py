@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from domain.ai.rescue_plan import remaining_cost
 from domain.games.arktia.board import ArktiaBoard
 from domain.games.ice_breakers.board import IceBreakersBoard
-from domain.games.ice_breakers.geometry import HARBORS
 from domain.games.iceberg.board import IcebergBoard
 
 Heuristic = Callable[[Any, int], float]
@@ -36,14 +36,9 @@ def iceberg(board: IcebergBoard, seat: int) -> float:
 
 
 def ice_breakers(board: IceBreakersBoard, seat: int) -> float:
-    """Co-operative: ships home count most, then how close the others are, unpinned."""
-    distance = 0
-    pinned = 0
-    for ship, cell in board.ships.items():
-        harbor = HARBORS[ship]
-        distance += abs(cell[0] - harbor[0]) + abs(cell[1] - harbor[1])
-        pinned += board.pinned(ship)
-    return 100.0 * len(board.delivered) - distance - 3.0 * pinned
+    """Co-operative: ships home count most, then what it would cost to bring the rest home,
+    less the points still to spend this turn (so spending them well is neutral or better)."""
+    return 100.0 * len(board.delivered) - remaining_cost(board) + 0.9 * board.left
 
 
 HEURISTICS: dict[str, Heuristic] = {

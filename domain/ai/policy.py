@@ -1,16 +1,21 @@
-"""Bot policies: ``random`` and ``greedy`` (one move ahead), over the Rules protocol.
+"""Bot policies — ``random``, ``greedy`` (one move ahead) and ``mcts`` — and which bot moves.
 
-A policy sees the game's state only through legal actions and the public heuristics of
-``heuristics.py``, and takes its randomness from the stream it is handed: the DESIGN.md
-derivation with the label ``bot-<seat>``, which the worker computes and which consumes none
-of the game's draws. So the same game, seed and strength give the same moves anywhere.
+A policy sees the game's state only through legal actions, the public heuristics of
+``heuristics.py`` and, for search, worlds sampled by ``worlds.py`` in place of everything
+hidden. It takes its randomness from the stream it is handed: the DESIGN.md derivation with
+the label ``bot-<seat>``, which the worker computes and which consumes none of the game's
+draws. So the same game, seed and strength give the same moves anywhere.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from domain.ai import rescue_plan
 from domain.ai.heuristics import HEURISTICS
+from domain.ai.mcts import DEFAULTS as SEARCH_DEFAULTS
+from domain.ai.mcts import Search, SearchSettings, generator_for
+from domain.ai.rescue_search import PlayoutSettings, choose_opening
 from domain.engine import play
 from domain.engine.rng import DrawStream
 from domain.engine.rules import Action, Rules
@@ -70,4 +75,67 @@ class GreedyPolicy:
         return ties[stream.uniform(len(ties))]
 
 
-POLICIES: dict[str, Policy] = {policy.name: policy for policy in (RandomPolicy(), GreedyPolicy())}
+class MctsPolicy:
+    """The strongest bot: tree search over sampled worlds; in Ice Breakers, the team plan
+    with each turn's opening chosen by sampled playouts (``rescue_search.py``)."""
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        search: dict[str, SearchSettings] | None = None,
+        playouts: PlayoutSettings | None = None,
+    ) -> None:
+        self.search = SEARCH_DEFAULTS if search is None else search
+        self.playouts = PlayoutSettings() if playouts is None else playouts
+
+    def choose(
+        self, rules: Rules[Any], state: GameState[Any], seat: int, stream: DrawStream
+    ) -> Action:
+        generator = generator_for(stream)
+        if rules.name != "ice-breakers":
+            return Search(rules, self.search[rules.name], generator).choose(state, seat)
+        team = team_of(state, self.name)
+        step = rescue_plan.next_step(state.board, team)
+        if step is None or step[0] != seat:
+            # Asked out of turn (the plan wants nothing of this seat now): play as greedy.
+            return POLICIES["greedy"].choose(rules, state, seat, stream)
+        if step[1].type in ("play_power", "pass"):
+            return choose_opening(rules, state, seat, team, generator, self.playouts)
+        return step[1]
+
+
+def team_of(state: GameState[Any], strength: str) -> frozenset[int]:
+    """The seats played by ``strength`` bots (every seat, when no seat is marked a bot, as in
+    a game the domain plays by itself)."""
+    seats = state.created.seats
+    if not any(info.bot for info in seats):
+        return frozenset(info.seat for info in seats)
+    return frozenset(info.seat for info in seats if info.bot == strength)
+
+
+def bot_to_move(rules: Rules[Any], state: GameState[Any]) -> int | None:
+    """The bot seat whose move the game waits for now, if any.
+
+    Usually the first bot seat in ``to_act``. In Ice Breakers several seats may act at once
+    (anyone may add a boost card); when an ``mcts`` bot drives the turn, the team plan names
+    who acts, and ``mcts`` bots never spend cards on a turn a person or another bot drives.
+    """
+    if state.over:
+        return None
+    bots = {info.seat: info.bot for info in state.created.seats if info.bot}
+    candidates = [seat for seat in play.to_act(rules, state) if seat in bots]
+    if not candidates or rules.name != "ice-breakers":
+        return candidates[0] if candidates else None
+    board = state.board
+    driver = board.giver if board.waiting else board.current
+    if bots.get(driver) == MctsPolicy.name:
+        step = rescue_plan.next_step(board, team_of(state, MctsPolicy.name))
+        return step[0] if step is not None and step[0] in candidates else None
+    others = [seat for seat in candidates if bots[seat] != MctsPolicy.name]
+    return others[0] if others else None
+
+
+POLICIES: dict[str, Policy] = {
+    policy.name: policy for policy in (RandomPolicy(), GreedyPolicy(), MctsPolicy())
+}

@@ -75,7 +75,7 @@ def test_create_returns_seats_with_tokens_and_a_seed_commitment(
         ({"game": "arktia", "players": [{"name": "a"}]}, "player_count"),
         ({"game": "arktia", "players": [{"name": f"p{i}"} for i in range(5)]}, "player_count"),
         (
-            {"game": "arktia", "players": [{"name": "a"}, {"name": "b", "bot": "mcts"}]},
+            {"game": "arktia", "players": [{"name": "a"}, {"name": "b", "bot": "alphazero"}]},
             "invalid_body",
         ),
         ({"game": "arktia", "players": [{"name": ""}, {"name": "b"}]}, "invalid_body"),

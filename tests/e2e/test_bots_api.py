@@ -39,6 +39,9 @@ def until_over(client: FlaskClient, redis_client: redis.Redis, game_id: str) -> 
         ("arktia", ["greedy", "random"], {}),
         ("iceberg", ["random", "greedy", "random"], {}),
         ("ice-breakers", ["greedy", "greedy"], {"intro": True}),
+        ("arktia", ["random", "mcts"], {}),
+        ("ice-breakers", ["mcts", "mcts", "mcts"], {"intro": True}),
+        ("ice-breakers", ["mcts", "greedy"], {}),
     ],
 )
 def test_a_game_of_bots_plays_to_the_end_with_no_client(

@@ -1,12 +1,16 @@
-"""Bot policies: legal, reproducible, blind to hidden information, and greedy beats random."""
+"""Bot policies: legal, reproducible, blind to hidden information, and stronger by strength."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from domain.ai import POLICIES
+from domain.ai import POLICIES, MctsPolicy, Policy, bot_to_move
+from domain.ai.mcts import DEFAULTS
+from domain.ai.rescue_search import PlayoutSettings
 from domain.engine import play, rng
 from domain.engine.rng import DrawStream
 from domain.engine.types import GAME_CREATED, SYSTEM, Event, GameCreated, GameState, SeatInfo
@@ -15,19 +19,39 @@ from domain.games import GAMES
 SEED = bytes(range(32))
 
 
-def new_game(game: str, seats: int, game_id: str, **options: Any) -> GameState[Any]:
+def new_game(
+    game: str, seats: int, game_id: str, bots: list[str] | None = None, **options: Any
+) -> GameState[Any]:
+    """A new game; ``bots`` names each seat's strength (no bots: the domain plays alone)."""
     rules = GAMES[game]
+    strengths: list[str | None] = list(bots) if bots else [None] * seats
     created = GameCreated(
         game,
         rules.rules_version,
         options,
-        tuple(SeatInfo(i, f"p{i}") for i in range(seats)),
+        tuple(SeatInfo(i, f"p{i}", strengths[i]) for i in range(seats)),
         "0" * 64,
     )
     return play.fold(rules, game_id, [Event(GAME_CREATED, SYSTEM, created.to_json())])
 
 
-def play_out(state: GameState[Any], strengths: list[str], seed: bytes = SEED) -> GameState[Any]:
+#: ``mcts`` at a fraction of its strength: the same code paths, for legality checks that
+#: need not wait for full-strength thinking (``make bench-ai`` measures the real thing).
+LIGHT: Mapping[str, Policy] = {
+    **POLICIES,
+    "mcts": MctsPolicy(
+        search={game: replace(settings, iterations=60) for game, settings in DEFAULTS.items()},
+        playouts=PlayoutSettings(playouts=2),
+    ),
+}
+
+
+def play_out(
+    state: GameState[Any],
+    strengths: list[str],
+    seed: bytes = SEED,
+    policies: Mapping[str, Policy] = POLICIES,
+) -> GameState[Any]:
     """Play a whole game with bots in every seat, as the workers would."""
     rules = GAMES[state.created.game]
     for _ in range(20_000):
@@ -41,9 +65,10 @@ def play_out(state: GameState[Any], strengths: list[str], seed: bytes = SEED) ->
             for event in play.resolve_draw(rules, state, outcome):
                 state = play.apply(rules, state, event)
             continue
-        seat = play.to_act(rules, state)[0]
+        seat = bot_to_move(rules, state)
+        assert seat is not None, "a game of bots waits for no bot"
         stream = DrawStream(seed, state.game_id, state.version + 1, f"bot-{seat}")
-        action = POLICIES[strengths[seat]].choose(rules, state, seat, stream)
+        action = policies[strengths[seat]].choose(rules, state, seat, stream)
         assert action in play.legal_actions(rules, state, seat)
         for event in play.decide(rules, state, seat, action):
             state = play.apply(rules, state, event)
@@ -64,8 +89,33 @@ def play_out(state: GameState[Any], strengths: list[str], seed: bytes = SEED) ->
 def test_bots_only_play_legal_actions_and_finish(
     game: str, seats: int, options: dict[str, Any], strength: str
 ) -> None:
-    final = play_out(new_game(game, seats, f"{game}-{strength}", **options), [strength] * seats)
+    strengths = [strength] * seats
+    state = new_game(game, seats, f"{game}-{strength}", strengths, **options)
+    final = play_out(state, strengths, policies=LIGHT)
     assert final.over and final.outcome is not None
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [("arktia", 2, {}), ("ice-breakers", 3, {})],
+)
+def test_full_strength_mcts_plays_a_legal_game(
+    game: str, seats: int, options: dict[str, Any]
+) -> None:
+    strengths = ["mcts"] * seats
+    final = play_out(new_game(game, seats, f"{game}-full", strengths, **options), strengths)
+    assert final.over and final.outcome is not None
+
+
+def test_mcts_beats_greedy_at_arktia() -> None:
+    """Deterministic games, so this is a fixed fact of the code, not a flaky sample."""
+    wins = 0.0
+    for index in range(2):
+        strengths = ["greedy", "mcts"] if index % 2 else ["mcts", "greedy"]
+        final = play_out(new_game("arktia", 2, f"mcts-duel-{index}", strengths), strengths)
+        assert final.outcome is not None
+        wins += final.outcome.winners == (strengths.index("mcts"),)
+    assert wins == 2, f"mcts beat greedy in only {wins} of 2 (one game in each seat)"
 
 
 def test_a_bots_move_is_reproducible() -> None:
@@ -108,7 +158,7 @@ def test_greedy_beats_random_at_arktia() -> None:
         greedy_seat = index % 2
         strengths = ["random", "random"]
         strengths[greedy_seat] = "greedy"
-        final = play_out(new_game("arktia", 2, f"duel-{index}"), strengths)
+        final = play_out(new_game("arktia", 2, f"duel-{index}", strengths), strengths)
         assert final.outcome is not None
         wins += final.outcome.winners == (greedy_seat,)
     assert wins >= 0.8 * games, f"greedy won only {wins} of {games}"

@@ -1,0 +1,1 @@
+"""``make bench-ai``: bot strength (win and success rates) and think time."""

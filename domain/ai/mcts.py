@@ -1,0 +1,201 @@
+"""``mcts``: Monte Carlo tree search over sampled worlds (single-observer IS-MCTS).
+
+Every iteration starts from a fresh *determinization* of the bot's information set
+(``worlds.sample_world``): hidden tiles and unexposed reports are guessed from public facts,
+never read. One tree is shared by all those worlds; a node is the sequence of actions that
+reaches it, and at each node only the children legal in the current world compete (UCB1 on
+the value of the seat that moves there). Chance (a die, an AB2 draw) is sampled on the way
+down. Leaves are judged by the public heuristic of ``heuristics.py`` squashed into [0, 1],
+or by the outcome when the game is over, which is much cheaper than random playouts and, in
+games this short, stronger for the same think time.
+
+Search is bounded by *iterations*, never by wall time, so the same game, seed and strength
+give the same move on any machine. Its generator is Python's Mersenne Twister seeded from the
+bot's ``bot-<seat>`` DrawStream: derived from the game's seed, and consuming none of the
+game's own draws.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from domain.ai.heuristics import HEURISTICS
+from domain.ai.worlds import PERFECT_INFORMATION, sample_world
+from domain.engine import play
+from domain.engine.rng import DrawStream
+from domain.engine.rules import Action, Rules
+from domain.engine.types import GameState, Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """How hard to think: iterations per move, exploration, and the heuristic's scale."""
+
+    iterations: int
+    exploration: float = 0.7
+    #: A heuristic lead of ``scale`` reads as a value of about 0.73 (a logistic curve).
+    scale: float = 3.0
+
+
+#: Default strength per game, chosen so a move takes well under a second on one core
+#: (``make bench-ai`` reports think times).
+DEFAULTS: dict[str, SearchSettings] = {
+    "arktia": SearchSettings(iterations=4000, scale=3.0),
+    "iceberg": SearchSettings(iterations=300, scale=1.5),
+}
+
+
+def generator_for(stream: DrawStream) -> random.Random:
+    """A fast generator seeded with 128 bits of the bot's stream (same on every machine)."""
+    seed = 0
+    for _ in range(4):
+        seed = (seed << 32) | stream.uniform(2**32)
+    return random.Random(seed)
+
+
+class _Node:
+    """Statistics for one action sequence from the root, shared across sampled worlds."""
+
+    __slots__ = ("children", "mover", "order", "state", "total", "visits")
+
+    def __init__(self, mover: int) -> None:
+        self.mover = mover  # the seat whose action led here
+        self.children: dict[Action, _Node] = {}
+        self.order: list[Action] | None = None  # perfect information: untried, shuffled
+        self.state: GameState[Any] | None = None  # perfect information: the position here
+        self.visits = 0
+        self.total = 0.0  # sum of the mover's values
+
+
+class Search:
+    """One decision: build the tree from ``state`` for ``seat`` and return the best action."""
+
+    def __init__(
+        self, rules: Rules[Any], settings: SearchSettings, generator: random.Random
+    ) -> None:
+        self.rules = rules
+        self.settings = settings
+        self.generator = generator
+        self.heuristic = HEURISTICS[rules.name]
+        self.keep_states = rules.name in PERFECT_INFORMATION
+
+    def choose(self, state: GameState[Any], seat: int) -> Action:
+        actions = play.legal_actions(self.rules, state, seat)
+        if len(actions) == 1:
+            return actions[0]
+        root = _Node(mover=seat)
+        for _ in range(self.settings.iterations):
+            self._iterate(root, sample_world(state, self.generator))
+        # The most visited action is the most trusted; ties go to the better mean, then to
+        # the canonical order of the legal-action list.
+        rank = {action: i for i, action in enumerate(actions)}
+
+        def preference(item: tuple[Action, _Node]) -> tuple[int, float, int]:
+            action, node = item
+            return (node.visits, node.total / max(node.visits, 1), -rank[action])
+
+        return max(root.children.items(), key=preference)[0]
+
+    # ----- one iteration ------------------------------------------------------------------
+
+    def _iterate(self, root: _Node, world: GameState[Any]) -> None:
+        node, path = root, [root]
+        if self.keep_states and root.state is None:
+            root.state = world
+        while not world.over:
+            seat = play.to_act(self.rules, world)[0]
+            child, world, fresh = self._descend(node, world, seat)
+            node = child
+            path.append(node)
+            if fresh:
+                break
+        values = self._values(world)
+        for visited in path:
+            visited.visits += 1
+            visited.total += values[visited.mover]
+
+    def _descend(
+        self, node: _Node, world: GameState[Any], seat: int
+    ) -> tuple[_Node, GameState[Any], bool]:
+        """The child to follow from ``node`` in ``world``; ``fresh`` when just expanded."""
+        if self.keep_states:
+            if node.order is None:
+                node.order = self._shuffled(self._legal(world, seat))
+            if node.order:
+                action = node.order.pop()
+                child = node.children[action] = _Node(mover=seat)
+                child.state = self._advance(world, seat, action)
+                return child, child.state, True
+            action, child = self._best(node, node.children)
+            assert child.state is not None
+            return child, child.state, False
+        legal = self._legal(world, seat)
+        untried = [action for action in legal if action not in node.children]
+        if untried:
+            action = untried[self.generator.randrange(len(untried))]
+            child = node.children[action] = _Node(mover=seat)
+            return child, self._advance(world, seat, action), True
+        action, child = self._best(node, {action: node.children[action] for action in legal})
+        return child, self._advance(world, seat, action), False
+
+    def _legal(self, world: GameState[Any], seat: int) -> list[Action]:
+        """Legal actions in a fixed order: ``repr`` is cheaper than the API's canonical JSON
+        and, like it, never depends on hash order, so every machine searches alike."""
+        return sorted(self.rules.legal_actions(world.board, seat), key=repr)
+
+    def _best(self, node: _Node, children: dict[Action, _Node]) -> tuple[Action, _Node]:
+        log_visits = math.log(max(node.visits, 1))
+        c = self.settings.exploration
+        best: tuple[Action, _Node] | None = None
+        best_score = -math.inf
+        for action, child in children.items():
+            score = child.total / child.visits + c * math.sqrt(log_visits / child.visits)
+            if score > best_score:
+                best, best_score = (action, child), score
+        assert best is not None
+        return best
+
+    def _advance(self, world: GameState[Any], seat: int, action: Action) -> GameState[Any]:
+        """The world after ``action`` and any chance that follows it, sampled here."""
+        world = play.step(self.rules, world, seat, action)[1]
+        while not world.over:
+            draw = self.rules.pending_draw(world.board)
+            if draw is None:
+                break
+            world = play.resolve_draw_step(self.rules, world, self._sample(draw.kind, draw.n))[1]
+        return world
+
+    def _sample(self, kind: str, n: int) -> int | list[int]:
+        if kind == "uniform":
+            return self.generator.randrange(n)
+        while True:
+            order = list(range(n))
+            self.generator.shuffle(order)
+            if kind == "shuffle" or all(order[i] != i for i in range(n)):
+                return order
+
+    def _shuffled(self, actions: Sequence[Action]) -> list[Action]:
+        order = list(actions)
+        self.generator.shuffle(order)
+        return order
+
+    def _values(self, world: GameState[Any]) -> list[float]:
+        """Each seat's value of ``world`` in [0, 1]."""
+        seats = len(world.created.seats)
+        if world.outcome is not None:
+            return _outcome_values(world.outcome, seats)
+        scale = self.settings.scale
+        return [
+            1.0 / (1.0 + math.exp(-self.heuristic(world.board, seat) / scale))
+            for seat in range(seats)
+        ]
+
+
+def _outcome_values(outcome: Outcome, seats: int) -> list[float]:
+    winners = outcome.winners
+    share = 1.0 / len(winners) if winners else 0.0
+    return [share if seat in winners else 0.0 for seat in range(seats)]

@@ -1,0 +1,114 @@
+"""Determinization: what a search bot plans on holds nothing its seat may not see.
+
+``rules.view`` is the definition of what a seat may see. A sampled world must look exactly
+the same through it as the true state, to every seat and to spectators; and two games that
+differ only in hidden information must give the bot the very same sampled world.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from domain.ai.worlds import sample_world
+from domain.engine import play, rng
+from domain.engine.types import GameState
+from domain.games import GAMES
+from tests.unit.domain.test_ai import SEED, new_game
+
+
+def positions(
+    game: str, seats: int, game_id: str, overrides: Mapping[str, Any] | None = None, **options: Any
+) -> Iterator[GameState[Any]]:
+    """Every position of a random game where a seat must act; ``overrides`` replaces the
+    outcome of the setup draws with those labels (a different hidden deal)."""
+    rules = GAMES[game]
+    state = new_game(game, seats, game_id, **options)
+    chooser = random.Random(7)
+    while not state.over:
+        draw = rules.pending_draw(state.board)
+        if draw is not None:
+            outcome = (overrides or {}).get(draw.label)
+            if outcome is None:
+                outcome = rng.draw(
+                    SEED, state.game_id, state.version + 1, draw.label, draw.kind, draw.n
+                )
+            state = play.resolve_draw_step(rules, state, outcome)[1]
+            continue
+        yield state
+        seat = play.to_act(rules, state)[0]
+        actions = play.legal_actions(rules, state, seat)
+        state = play.step(rules, state, seat, chooser.choice(actions))[1]
+
+
+CASES: list[tuple[str, int, dict[str, Any]]] = [
+    ("iceberg", 2, {}),
+    ("iceberg", 4, {}),
+    ("ice-breakers", 3, {}),
+    ("arktia", 2, {}),
+]
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+def test_every_viewer_sees_the_sampled_world_as_the_true_one(
+    game: str, seats: int, options: dict[str, Any]
+) -> None:
+    rules = GAMES[game]
+    generator = random.Random(1)
+    checked = 0
+    for state in positions(game, seats, f"views-{game}", **options):
+        world = sample_world(state, generator)
+        for viewer in (*range(seats), None):
+            assert rules.view(world.board, viewer) == rules.view(state.board, viewer)
+        assert play.legal_actions(rules, world, play.to_act(rules, state)[0]) == (
+            play.legal_actions(rules, state, play.to_act(rules, state)[0])
+        )
+        checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "deals"),
+    [
+        ("iceberg", 3, ({"tiles": list(range(24))}, {"tiles": list(reversed(range(24)))})),
+        (
+            "ice-breakers",
+            2,
+            # The same first (exposed) report; every later one differs.
+            (
+                {"reports_upper": list(range(13)), "reports_lower": [0, 1, 2, 3, 4]},
+                {"reports_upper": [0, *range(12, 0, -1)], "reports_lower": [4, 3, 2, 1, 0]},
+            ),
+        ),
+    ],
+)
+def test_games_differing_only_in_secrets_give_the_same_sampled_worlds(
+    game: str, seats: int, deals: tuple[dict[str, Any], dict[str, Any]]
+) -> None:
+    """The bot's world is a function of the public state and its own generator alone."""
+    # The same random actions in both games, as long as their public states agree.
+    truth = positions(game, seats, "twins", deals[0])
+    twin = positions(game, seats, "twins", deals[1])
+    rules = GAMES[game]
+    compared = 0
+    for real, other in zip(truth, twin, strict=False):
+        if rules.view(real.board, None) != rules.view(other.board, None):
+            break  # a secret came out (a tile flipped, a report exposed): the twins part
+        assert real.board != other.board, "the twins must differ in a secret"
+        for seed in range(3):
+            mine = sample_world(real, random.Random(seed))
+            theirs = sample_world(other, random.Random(seed))
+            assert mine.board == theirs.board
+        compared += 1
+    assert compared >= 3
+
+
+@pytest.mark.parametrize(("game", "seats"), [("iceberg", 2), ("ice-breakers", 2)])
+def test_samples_really_are_guesses(game: str, seats: int) -> None:
+    """Not the truth handed through: different generators guess different secrets."""
+    state = next(s for s in positions(game, seats, "guess") if s.version > 8)
+    boards = {repr(sample_world(state, random.Random(seed)).board) for seed in range(8)}
+    assert len(boards) > 1
