@@ -20,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from bench.ai.arena import GameRecord, Match, play_game
-from bench.ai.summary import summarize
+from bench.ai.summary import TARGETS, summarize
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
@@ -104,8 +104,15 @@ def main(argv: Sequence[str]) -> int:
         for index in range(args.games or games_for(match, args.full))
         if (match.key, index) not in have
     ]
-    # The slowest games first, so the pool's cores finish together.
-    tasks.sort(key=lambda t: ("mcts" not in t[0].strengths, t[0].game != "iceberg"))
+    # Matches with a target first (a long run stopped early still answers the issue), then
+    # the slowest games first, so the pool's cores finish together.
+    tasks.sort(
+        key=lambda t: (
+            t[0].key not in TARGETS,
+            "mcts" not in t[0].strengths,
+            t[0].game != "iceberg",
+        )
+    )
     print(f"bench-ai ({mode}): {len(tasks)} games to play on {args.workers} processes", flush=True)
     started = time.monotonic()
     records = list(done)
