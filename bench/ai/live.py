@@ -28,12 +28,16 @@ KINDS: list[tuple[str, dict[str, Any], tuple[int, ...]]] = [
 ]
 
 
-def _call(url: str, body: Any = None) -> Any:
+def _fetch(url: str, body: Any = None) -> str:
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=60) as response:
-        raw = response.read()
-    return json.loads(raw) if raw[:1] in (b"{", b"[") else raw.decode()
+        text: str = response.read().decode()
+    return text
+
+
+def _call(url: str, body: Any = None) -> Any:
+    return json.loads(_fetch(url, body))
 
 
 def main(argv: Sequence[str]) -> int:
@@ -59,7 +63,7 @@ def main(argv: Sequence[str]) -> int:
             view = _call(f"{args.url}/v1/games/{game_id}")
             if view["status"] != "over":
                 continue
-            export = _call(f"{args.url}/v1/games/{game_id}/export")
+            export = _fetch(f"{args.url}/v1/games/{game_id}/export")
             verdict = verify_lines(export.splitlines())
             events = len(export.splitlines())
             elapsed = time.monotonic() - started
