@@ -132,8 +132,9 @@ class Stack:
             "FLOE_BENCH_ROUTES": "1",
             # Every client is 127.0.0.1 and the benchmark far outruns a person: keep the rate
             # limiter counting (its cost is part of the measurement) but never throttling.
-            "FLOE_RATE_LIMIT_PER_TOKEN": str(10**9),
-            "FLOE_RATE_LIMIT_PER_ADDRESS": str(10**9),
+            # BENCH_RATE_LIMIT=0 turns it off, to measure what it costs.
+            "FLOE_RATE_LIMIT_PER_TOKEN": os.environ.get("BENCH_RATE_LIMIT", str(10**9)),
+            "FLOE_RATE_LIMIT_PER_ADDRESS": os.environ.get("BENCH_RATE_LIMIT", str(10**9)),
         }
         with self.api_log.open("ab") as log:
             self.api = subprocess.Popen(
