@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from domain.ai import POLICIES, bot_to_move
+from domain.ai import POLICIES, Policy, RandomPolicy, bot_to_move
 from domain.engine import play, rng
 from domain.engine.errors import GameError, InvalidSetup
 from domain.engine.log import GENESIS_HASH, StoredEvent, seal
@@ -42,6 +43,8 @@ from service.schemas import parse_post_action
 from service.state_cache import Head, StateCache
 from service.store import Appended, Conflict, Duplicate, EventStore
 from service.views import event_view, game_view
+
+log = logging.getLogger(__name__)
 
 DrawQueue = Callable[[str, int], None]
 AWAITING_RANDOM = "awaiting_random"
@@ -73,8 +76,10 @@ class GameService:
         enqueue_draw: DrawQueue,
         enqueue_bot: DrawQueue,
         cache_size: int = 4096,
+        policies: Mapping[str, Policy] = POLICIES,
     ) -> None:
         self._store = store
+        self._policies = policies
         self._clock = clock
         self._enqueue_draw = enqueue_draw
         self._enqueue_bot = enqueue_bot
@@ -470,15 +475,39 @@ class GameService:
         seat = self._bot_to_act(meta, state) if state.version == version else None
         if seat is None or state.over:
             return False
-        strength = meta.seats[seat].bot or ""
         seed = bytes.fromhex(self._store.seed(game_id))
-        stream = rng.DrawStream(seed, game_id, version + 1, f"bot-{seat}")
-        action = POLICIES[strength].choose(meta.rules, state, seat, stream)
-        events, decided = play.step(meta.rules, state, seat, action)
+        events, decided = self._bot_move(meta, state, seat, seed)
         if before_append is not None:
             before_append()
         result = self._append(meta, head, events, decided, f"bot-{version}", {"seat": seat})
         return isinstance(result, tuple)
+
+    def _bot_move(
+        self, meta: GameMeta, state: GameState[Any], seat: int, seed: bytes
+    ) -> tuple[list[Event], GameState[Any]]:
+        """The bot's move, decided; a policy that fails plays a random legal action instead.
+
+        A bug in a bot must never stall a game (the job would fail and be swept again for
+        ever), so it is logged and the seat plays ``random`` from the same stream.
+        """
+        version = state.version
+        strength = meta.seats[seat].bot or ""
+
+        def stream() -> rng.DrawStream:
+            return rng.DrawStream(seed, meta.game_id, version + 1, f"bot-{seat}")
+
+        try:
+            action = self._policies[strength].choose(meta.rules, state, seat, stream())
+            return play.step(meta.rules, state, seat, action)
+        except Exception:
+            log.exception(
+                "bot %r of game %s failed at version %d; it plays random",
+                strength,
+                meta.game_id,
+                version,
+            )
+            action = RandomPolicy().choose(meta.rules, state, seat, stream())
+            return play.step(meta.rules, state, seat, action)
 
     def awaiting_follow_ups(self, *, batch: int = 500) -> Iterator[tuple[str, str, int]]:
         """Every (kind, game, version) waiting on a worker: a draw, or a bot's move."""
