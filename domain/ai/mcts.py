@@ -67,6 +67,7 @@ class _Node:
         self.children: dict[Action, _Node] = {}
         self.order: list[Action] | None = None  # perfect information: untried, shuffled
         self.state: GameState[Any] | None = None  # perfect information: the position here
+        # (the root's is the one being decided, passed in; only children keep theirs)
         self.visits = 0
         self.total = 0.0  # sum of the mover's values
 
@@ -104,8 +105,6 @@ class Search:
 
     def _iterate(self, root: _Node, world: GameState[Any]) -> None:
         node, path = root, [root]
-        if self.keep_states and root.state is None:
-            root.state = world
         while not world.over:
             seat = play.to_act(self.rules, world)[0]
             child, world, fresh = self._descend(node, world, seat)
