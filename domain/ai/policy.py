@@ -48,7 +48,10 @@ class GreedyPolicy:
     """The action whose resulting position looks best to the seat; ties broken at random.
 
     Positions that wait for a draw are judged before the draw, so the bot never peeks at
-    an outcome it could not know.
+    an outcome it could not know. In Ice Breakers one action of lookahead cannot see that
+    clearing ice pays off several actions later, so ``greedy`` follows the team plan
+    (``rescue_plan.py``: deliver the cheapest ship, then clear the cheapest routes), with
+    the plan's own opening and no search.
     """
 
     name = "greedy"
@@ -56,6 +59,14 @@ class GreedyPolicy:
     def choose(
         self, rules: Rules[Any], state: GameState[Any], seat: int, stream: DrawStream
     ) -> Action:
+        if rules.name == "ice-breakers":
+            step = rescue_plan.next_step(state.board, team_of(state))
+            if step is not None and step[0] == seat:
+                return step[1]
+        return self.one_ply(rules, state, seat, stream)
+
+    @staticmethod
+    def one_ply(rules: Rules[Any], state: GameState[Any], seat: int, stream: DrawStream) -> Action:
         heuristic = HEURISTICS[rules.name]
         scored = []
         for action in play.legal_actions(rules, state, seat):
@@ -95,31 +106,36 @@ class MctsPolicy:
         generator = generator_for(stream)
         if rules.name != "ice-breakers":
             return Search(rules, self.search[rules.name], generator).choose(state, seat)
-        team = team_of(state, self.name)
+        team = team_of(state)
         step = rescue_plan.next_step(state.board, team)
         if step is None or step[0] != seat:
-            # Asked out of turn (the plan wants nothing of this seat now): play as greedy.
-            return POLICIES["greedy"].choose(rules, state, seat, stream)
+            # Asked out of turn (the plan wants nothing of this seat now): one move ahead.
+            return GreedyPolicy.one_ply(rules, state, seat, stream)
         if step[1].type in ("play_power", "pass"):
             return choose_opening(rules, state, seat, team, generator, self.playouts)
         return step[1]
 
 
-def team_of(state: GameState[Any], strength: str) -> frozenset[int]:
-    """The seats played by ``strength`` bots (every seat, when no seat is marked a bot, as in
-    a game the domain plays by itself)."""
+#: Ice Breakers strengths that follow the team plan (and so agree on who acts next).
+PLAN_FOLLOWERS = frozenset({"greedy", "mcts"})
+
+
+def team_of(state: GameState[Any]) -> frozenset[int]:
+    """The seats that follow the Ice Breakers team plan: its ``greedy`` and ``mcts`` bots
+    (every seat, when no seat is marked a bot, as in a game the domain plays by itself)."""
     seats = state.created.seats
     if not any(info.bot for info in seats):
         return frozenset(info.seat for info in seats)
-    return frozenset(info.seat for info in seats if info.bot == strength)
+    return frozenset(info.seat for info in seats if info.bot in PLAN_FOLLOWERS)
 
 
 def bot_to_move(rules: Rules[Any], state: GameState[Any]) -> int | None:
     """The bot seat whose move the game waits for now, if any.
 
     Usually the first bot seat in ``to_act``. In Ice Breakers several seats may act at once
-    (anyone may add a boost card); when an ``mcts`` bot drives the turn, the team plan names
-    who acts, and ``mcts`` bots never spend cards on a turn a person or another bot drives.
+    (anyone may add a boost card); when a bot that follows the team plan drives the turn,
+    the plan names who acts, and such bots never spend cards on a turn a person or a
+    ``random`` bot drives. ``random`` bots chip in whenever they can.
     """
     if state.over:
         return None
@@ -129,10 +145,10 @@ def bot_to_move(rules: Rules[Any], state: GameState[Any]) -> int | None:
         return candidates[0] if candidates else None
     board = state.board
     driver = board.giver if board.waiting else board.current
-    if bots.get(driver) == MctsPolicy.name:
-        step = rescue_plan.next_step(board, team_of(state, MctsPolicy.name))
+    if bots.get(driver) in PLAN_FOLLOWERS:
+        step = rescue_plan.next_step(board, team_of(state))
         return step[0] if step is not None and step[0] in candidates else None
-    others = [seat for seat in candidates if bots[seat] != MctsPolicy.name]
+    others = [seat for seat in candidates if bots[seat] not in PLAN_FOLLOWERS]
     return others[0] if others else None
 
 

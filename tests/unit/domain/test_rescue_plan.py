@@ -7,6 +7,8 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
 from domain.ai import bot_to_move
 from domain.ai.rescue_plan import next_step, route_home
 from domain.engine import play, rng
@@ -83,22 +85,23 @@ def _chip_in_position() -> GameState[Any]:
     raise AssertionError("no position where another seat may chip in")
 
 
-def test_an_mcts_driven_turn_moves_the_seat_the_plan_names() -> None:
+@pytest.mark.parametrize("strength", ["mcts", "greedy"])
+def test_a_turn_driven_by_the_plan_moves_the_seat_the_plan_names(strength: str) -> None:
     state = _chip_in_position()
     driver = state.board.current
-    bots: list[str | None] = ["mcts"] * 3
     step = next_step(state.board, frozenset(range(3)))
     assert step is not None
-    assert bot_to_move(RULES, _with_bots(state, bots)) == step[0]
+    assert bot_to_move(RULES, _with_bots(state, [strength] * 3)) == step[0]
     assert step[0] == driver or step[1].type == "boost"
 
 
-def test_mcts_bots_keep_their_cards_on_a_persons_turn_but_greedy_ones_chip_in() -> None:
+def test_plan_bots_keep_their_cards_on_a_persons_turn_but_random_ones_chip_in() -> None:
     state = _chip_in_position()
     driver = state.board.current
     helpers = [s for s in play.to_act(RULES, state) if s != driver]
-    person_drives: list[str | None] = ["mcts"] * 3
-    person_drives[driver] = None
-    assert bot_to_move(RULES, _with_bots(state, person_drives)) is None
-    greedy_helps = [None if seat == driver else "greedy" for seat in range(3)]
-    assert bot_to_move(RULES, _with_bots(state, greedy_helps)) == helpers[0]
+    for strength in ("mcts", "greedy"):
+        person_drives: list[str | None] = [strength] * 3
+        person_drives[driver] = None
+        assert bot_to_move(RULES, _with_bots(state, person_drives)) is None
+    random_helps = [None if seat == driver else "random" for seat in range(3)]
+    assert bot_to_move(RULES, _with_bots(state, random_helps)) == helpers[0]
