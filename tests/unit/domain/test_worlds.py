@@ -15,9 +15,10 @@ import pytest
 
 from domain.ai.worlds import sample_world
 from domain.engine import play, rng
+from domain.engine.rng import DrawStream
 from domain.engine.types import GameState
 from domain.games import GAMES
-from tests.unit.domain.test_ai import SEED, new_game
+from tests.unit.domain.test_ai import LIGHT, SEED, new_game
 
 
 def positions(
@@ -112,3 +113,30 @@ def test_samples_really_are_guesses(game: str, seats: int) -> None:
     state = next(s for s in positions(game, seats, "guess") if s.version > 8)
     boards = {repr(sample_world(state, random.Random(seed)).board) for seed in range(8)}
     assert len(boards) > 1
+
+
+def test_bots_cannot_tell_hidden_ice_report_orders_apart() -> None:
+    """Every strength makes the same choices in two games whose unexposed reports differ."""
+    deals = (
+        {"reports_upper": list(range(13)), "reports_lower": [0, 1, 2, 3, 4]},
+        {"reports_upper": [0, *range(12, 0, -1)], "reports_lower": [4, 3, 2, 1, 0]},
+    )
+    rules = GAMES["ice-breakers"]
+    twins = zip(
+        positions("ice-breakers", 3, "blind", deals[0]),
+        positions("ice-breakers", 3, "blind", deals[1]),
+        strict=False,
+    )
+    compared = 0
+    for real, other in twins:
+        if rules.view(real.board, None) != rules.view(other.board, None):
+            break
+        seat = play.to_act(rules, real)[0]
+        for name, policy in LIGHT.items():
+            picks = [
+                policy.choose(rules, s, seat, DrawStream(SEED, "blind", s.version + 1, "bot-0"))
+                for s in (real, other)
+            ]
+            assert picks[0] == picks[1], name
+        compared += 1
+    assert compared >= 3
