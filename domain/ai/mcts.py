@@ -10,9 +10,11 @@ or by the outcome when the game is over, which is much cheaper than random playo
 games this short, stronger for the same think time.
 
 Search is bounded by *iterations*, never by wall time, so the same game, seed and strength
-give the same move on any machine. Its generator is Python's Mersenne Twister seeded from the
-bot's ``bot-<seat>`` DrawStream: derived from the game's seed, and consuming none of the
-game's own draws.
+give the same move on any machine. For the same reason its arithmetic is only what IEEE 754
+rounds exactly (+, −, ×, ÷, √): logarithms come from a table computed in decimal, and the
+squash is rational, so no platform's ``libm`` can tip a close comparison. Its generator is
+Python's Mersenne Twister seeded from the bot's ``bot-<seat>`` DrawStream: derived from the
+game's seed, and consuming none of the game's own draws.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Context, Decimal
 from typing import Any
 
 from domain.ai.heuristics import HEURISTICS
@@ -37,7 +40,7 @@ class SearchSettings:
 
     iterations: int
     exploration: float = 0.7
-    #: A heuristic lead of ``scale`` reads as a value of about 0.73 (a logistic curve).
+    #: A heuristic lead of ``scale`` reads as a value of 0.75 (see ``squash``).
     scale: float = 3.0
 
 
@@ -147,7 +150,7 @@ class Search:
         return sorted(self.rules.legal_actions(world.board, seat), key=repr)
 
     def _best(self, node: _Node, children: dict[Action, _Node]) -> tuple[Action, _Node]:
-        log_visits = math.log(max(node.visits, 1))
+        log_visits = natural_log(max(node.visits, 1))
         c = self.settings.exploration
         best: tuple[Action, _Node] | None = None
         best_score = -math.inf
@@ -188,10 +191,29 @@ class Search:
         if world.outcome is not None:
             return _outcome_values(world.outcome, seats)
         scale = self.settings.scale
-        return [
-            1.0 / (1.0 + math.exp(-self.heuristic(world.board, seat) / scale))
-            for seat in range(seats)
-        ]
+        return [squash(self.heuristic(world.board, seat), scale) for seat in range(seats)]
+
+
+def squash(lead: float, scale: float) -> float:
+    """A heuristic lead as a value in (0, 1): 0.5 when level, 0.75 at ``scale`` ahead.
+
+    Rational (a "fast sigmoid"), so exactly rounded by IEEE 754 on every machine.
+    """
+    return 0.5 + 0.5 * lead / (abs(lead) + scale)
+
+
+_LOGS: list[float] = [0.0]
+
+
+def natural_log(n: int) -> float:
+    """ln n for a positive integer, computed in ``decimal`` and rounded once to a float, so
+    it is the same on every machine (``math.log`` is only as exact as the platform's libm)."""
+    while len(_LOGS) <= n:
+        _LOGS.append(float(_LN_CONTEXT.ln(Decimal(len(_LOGS)))))
+    return _LOGS[n] if n > 0 else 0.0
+
+
+_LN_CONTEXT = Context(prec=40)
 
 
 def _outcome_values(outcome: Outcome, seats: int) -> list[float]:
