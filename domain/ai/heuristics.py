@@ -19,9 +19,21 @@ Heuristic = Callable[[Any, int], float]
 
 
 def arktia(board: ArktiaBoard, seat: int) -> float:
-    """Points ahead of the best opponent (kept pieces, melted tiles, tiles held)."""
-    others = [board.score(other) for other in range(board.seats) if other != seat]
-    return board.score(seat) - max(others, default=0)
+    """Points ahead of the best opponent (kept pieces, melted tiles, tiles held), counting
+    the empty tiles as points still to be won by whoever is still playing.
+
+    Without that share, a lead looks safe to retire on; but the players still in go on
+    melting and capturing alone, and a search with a short horizon cannot see how far.
+    """
+    playing = [p for p in range(board.seats) if board.players[p].ended is None]
+    empty = len(board.tiles) - len(board.stacks)
+    share = empty / len(playing) if playing else 0.0
+
+    def outlook(player: int) -> float:
+        return board.score(player) + (share if player in playing else 0.0)
+
+    others = [outlook(other) for other in range(board.seats) if other != seat]
+    return outlook(seat) - max(others, default=0)
 
 
 def iceberg(board: IcebergBoard, seat: int) -> float:
