@@ -13,19 +13,19 @@ Search is bounded by *iterations*, never by wall time, so the same game, seed an
 give the same move on any machine. For the same reason its arithmetic is only what IEEE 754
 rounds exactly (+, −, ×, ÷, √): logarithms come from a table computed in decimal, and the
 squash is rational, so no platform's ``libm`` can tip a close comparison. Its generator is
-Python's Mersenne Twister seeded from the bot's ``bot-<seat>`` DrawStream: derived from the
-game's seed, and consuming none of the game's own draws.
+SplitMix64 (``generator.py``) seeded from the bot's ``bot-<seat>`` DrawStream: derived from
+the game's seed, and consuming none of the game's own draws.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Context, Decimal
 from typing import Any
 
+from domain.ai.generator import SplitMix64
 from domain.ai.heuristics import HEURISTICS
 from domain.ai.worlds import PERFECT_INFORMATION, sample_world
 from domain.engine import play
@@ -52,12 +52,9 @@ DEFAULTS: dict[str, SearchSettings] = {
 }
 
 
-def generator_for(stream: DrawStream) -> random.Random:
-    """A fast generator seeded with 128 bits of the bot's stream (same on every machine)."""
-    seed = 0
-    for _ in range(4):
-        seed = (seed << 32) | stream.uniform(2**32)
-    return random.Random(seed)
+def generator_for(stream: DrawStream) -> SplitMix64:
+    """The search's generator, seeded from the bot's own stream (same on every machine)."""
+    return SplitMix64.from_stream(stream)
 
 
 class _Node:
@@ -78,9 +75,7 @@ class _Node:
 class Search:
     """One decision: build the tree from ``state`` for ``seat`` and return the best action."""
 
-    def __init__(
-        self, rules: Rules[Any], settings: SearchSettings, generator: random.Random
-    ) -> None:
+    def __init__(self, rules: Rules[Any], settings: SearchSettings, generator: SplitMix64) -> None:
         self.rules = rules
         self.settings = settings
         self.generator = generator

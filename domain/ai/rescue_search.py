@@ -11,11 +11,11 @@ the same luck. Bounded by the number of playouts, never by wall time.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Any
 
 from domain.ai import rescue_plan
+from domain.ai.generator import SplitMix64
 from domain.ai.worlds import sample_world
 from domain.engine import play
 from domain.engine.rules import Action, Rules
@@ -36,7 +36,7 @@ def choose_opening(
     state: GameState[IceBreakersBoard],
     seat: int,
     team: frozenset[int],
-    generator: random.Random,
+    generator: SplitMix64,
     settings: PlayoutSettings,
 ) -> Action:
     """The opening (a Power card or a pass) whose playouts deliver the most."""
@@ -45,15 +45,14 @@ def choose_opening(
     if default not in options or len(options) == 1:
         return default  # an Auto-Ballast first, or nothing to choose
     worlds = [
-        (sample_world(state, generator), generator.getrandbits(64))
-        for _ in range(settings.playouts)
+        (sample_world(state, generator), generator.next64()) for _ in range(settings.playouts)
     ]
 
     def value(option: Action) -> float:
         total = 0.0
         for world, chance_seed in worlds:
             after = play.step(rules, world, seat, option)[1]
-            total += _playout(rules, after, team, random.Random(chance_seed), settings)
+            total += _playout(rules, after, team, SplitMix64(chance_seed), settings)
         return total
 
     # Ties keep the plan's own default, then the earlier (smaller) option.
@@ -67,7 +66,7 @@ def _playout(
     rules: Rules[Any],
     state: GameState[IceBreakersBoard],
     team: frozenset[int],
-    generator: random.Random,
+    generator: SplitMix64,
     settings: PlayoutSettings,
 ) -> float:
     """How well the season ends from ``state`` with the plan playing: ships home, mostly."""

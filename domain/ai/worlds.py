@@ -16,27 +16,27 @@ use what the board shows now, never the log's history of what was seen before.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any
 
+from domain.ai.generator import SplitMix64
 from domain.engine.types import GameState
 from domain.engine.values import replaced
 from domain.games.ice_breakers.board import IceBreakersBoard
 from domain.games.ice_breakers.cards import LOWER_REPORTS, UPPER_REPORTS
 from domain.games.iceberg.board import IcebergBoard
 
-Sampler = Callable[[Any, random.Random], Any]
+Sampler = Callable[[Any, SplitMix64], Any]
 
 _UPPER = len(UPPER_REPORTS)
 _HIDDEN_END = _UPPER + len(LOWER_REPORTS)
 
 
-def _arktia(board: Any, generator: random.Random) -> Any:
+def _arktia(board: Any, generator: SplitMix64) -> Any:
     return board
 
 
-def _iceberg(board: IcebergBoard, generator: random.Random) -> IcebergBoard:
+def _iceberg(board: IcebergBoard, generator: SplitMix64) -> IcebergBoard:
     if not board.layout:
         return board
     known = {tile: board.layout[tile] for tile in board.face_up}
@@ -48,7 +48,7 @@ def _iceberg(board: IcebergBoard, generator: random.Random) -> IcebergBoard:
     return replaced(board, layout=layout)
 
 
-def _ice_breakers(board: IceBreakersBoard, generator: random.Random) -> IceBreakersBoard:
+def _ice_breakers(board: IceBreakersBoard, generator: SplitMix64) -> IceBreakersBoard:
     if len(board.reports) <= _HIDDEN_END:
         return board  # not dealt yet: nothing to resample
     exposed = board.report_index
@@ -76,7 +76,7 @@ SAMPLERS: dict[str, Sampler] = {
 PERFECT_INFORMATION: frozenset[str] = frozenset({"arktia"})
 
 
-def sample_world(state: GameState[Any], generator: random.Random) -> GameState[Any]:
+def sample_world(state: GameState[Any], generator: SplitMix64) -> GameState[Any]:
     """``state`` with every hidden part replaced by a sample consistent with the public part."""
     board = SAMPLERS[state.created.game](state.board, generator)
     if board is state.board:

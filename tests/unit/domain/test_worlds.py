@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from domain.ai.generator import SplitMix64
 from domain.ai.worlds import sample_world
 from domain.engine import play, rng
 from domain.engine.rng import DrawStream
@@ -58,7 +59,7 @@ def test_every_viewer_sees_the_sampled_world_as_the_true_one(
     game: str, seats: int, options: dict[str, Any]
 ) -> None:
     rules = GAMES[game]
-    generator = random.Random(1)
+    generator = SplitMix64(1)
     checked = 0
     for state in positions(game, seats, f"views-{game}", **options):
         world = sample_world(state, generator)
@@ -100,8 +101,8 @@ def test_games_differing_only_in_secrets_give_the_same_sampled_worlds(
             break  # a secret came out (a tile flipped, a report exposed): the twins part
         assert real.board != other.board, "the twins must differ in a secret"
         for seed in range(3):
-            mine = sample_world(real, random.Random(seed))
-            theirs = sample_world(other, random.Random(seed))
+            mine = sample_world(real, SplitMix64(seed))
+            theirs = sample_world(other, SplitMix64(seed))
             assert mine.board == theirs.board
         compared += 1
     assert compared >= 3
@@ -111,7 +112,7 @@ def test_games_differing_only_in_secrets_give_the_same_sampled_worlds(
 def test_samples_really_are_guesses(game: str, seats: int) -> None:
     """Not the truth handed through: different generators guess different secrets."""
     state = next(s for s in positions(game, seats, "guess") if s.version > 8)
-    boards = {repr(sample_world(state, random.Random(seed)).board) for seed in range(8)}
+    boards = {repr(sample_world(state, SplitMix64(seed)).board) for seed in range(8)}
     assert len(boards) > 1
 
 
