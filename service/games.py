@@ -382,12 +382,8 @@ class GameService:
         """Enqueue what the game waits for next: a draw, or a bot seat's move."""
         if play.status(meta.rules, state) == AWAITING_RANDOM:
             self._enqueue_draw(meta.game_id, state.version)
-        elif self._bot_to_act(meta, state) is not None:
+        elif bot_to_move(meta.rules, state) is not None:
             self._enqueue_bot(meta.game_id, state.version)
-
-    @staticmethod
-    def _bot_to_act(meta: GameMeta, state: GameState[Any]) -> int | None:
-        return bot_to_move(meta.rules, state)
 
     def _replay(self, meta: GameMeta, record: Mapping[str, Any]) -> Accepted:
         """The first answer to a repeated command: the events it appended, as seen now."""
@@ -472,7 +468,7 @@ class GameService:
         meta = self.meta(game_id)
         head = self._head(game_id)
         state = head.state
-        seat = self._bot_to_act(meta, state) if state.version == version else None
+        seat = bot_to_move(meta.rules, state) if state.version == version else None
         if seat is None or state.over:
             return False
         seed = bytes.fromhex(self._store.seed(game_id))
@@ -526,7 +522,7 @@ class GameService:
                     if meta is None or not any(seat.bot for seat in meta.seats):
                         continue
                     state = self.latest(game_id)
-                    if self._bot_to_act(meta, state) is not None:
+                    if bot_to_move(meta.rules, state) is not None:
                         yield "bot", game_id, state.version
             offset += batch
 

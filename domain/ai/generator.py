@@ -44,6 +44,17 @@ class SplitMix64:
             if word < limit:
                 return word % n
 
+    def draw(self, kind: str, n: int) -> int | list[int]:
+        """A sampled outcome of a game's draw (``uniform``, ``shuffle`` or ``derangement``),
+        for a search imagining the future; never a real draw, which only the seed makes."""
+        if kind == "uniform":
+            return self.randrange(n)
+        while True:
+            order = list(range(n))
+            self.shuffle(order)
+            if kind == "shuffle" or all(order[i] != i for i in range(n)):
+                return order
+
     def shuffle(self, items: list[T]) -> None:
         """Fisher–Yates from the top, in place: for i = n−1 … 1 swap i and randrange(i + 1)."""
         for i in range(len(items) - 1, 0, -1):

@@ -163,17 +163,9 @@ class Search:
             draw = self.rules.pending_draw(world.board)
             if draw is None:
                 break
-            world = play.resolve_draw_step(self.rules, world, self._sample(draw.kind, draw.n))[1]
+            outcome = self.generator.draw(draw.kind, draw.n)
+            world = play.resolve_draw_step(self.rules, world, outcome)[1]
         return world
-
-    def _sample(self, kind: str, n: int) -> int | list[int]:
-        if kind == "uniform":
-            return self.generator.randrange(n)
-        while True:
-            order = list(range(n))
-            self.generator.shuffle(order)
-            if kind == "shuffle" or all(order[i] != i for i in range(n)):
-                return order
 
     def _shuffled(self, actions: Sequence[Action]) -> list[Action]:
         order = list(actions)

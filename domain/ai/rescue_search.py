@@ -76,7 +76,7 @@ def _playout(
             break
         draw = rules.pending_draw(state.board)
         if draw is not None:
-            outcome = generator.randrange(draw.n)
+            outcome = generator.draw(draw.kind, draw.n)
             state = play.resolve_draw_step(rules, state, outcome)[1]
             continue
         step = rescue_plan.next_step(state.board, everyone)
