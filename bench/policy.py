@@ -39,7 +39,7 @@ class Step:
 
 
 def rules() -> Rules[Any]:
-    return GAMES[GAME]
+    return GAMES[GAME].rules
 
 
 def created_event(players: int = 2) -> Event:

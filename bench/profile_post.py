@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import policy
-from service.app import create_app
-from service.config import Settings
-from service.redis_server import DURABLE_CONFIG, RedisServer
+from service.api.app import create_app
+from service.run.redis_server import DURABLE_CONFIG, RedisServer
+from service.settings import Settings
 
 CATEGORIES: tuple[tuple[str, str], ...] = (
     ("/domain/", "domain (decide, evolve)"),

@@ -1,7 +1,7 @@
 """The system under test: a private durable Redis and gunicorn started as ``floe run`` would.
 
 Redis gets ``DURABLE_CONFIG`` (AOF, ``appendfsync always``) on a unix socket in a temporary
-directory, like ``floe run``'s embedded store; gunicorn gets ``service.supervisor.api_command``
+directory, like ``floe run``'s embedded store; gunicorn gets ``service.run.supervisor.api_command``
 verbatim (gthread, 2 workers x 8 threads, access log on), plus ``FLOE_BENCH_ROUTES=1`` for
 the bare ``POST /bench/xadd``. The RQ worker is not started: Arktia never draws randomness,
 so it would sit idle. Never touches the Redis on port 6379.
@@ -22,8 +22,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from service.redis_server import DURABLE_CONFIG, RedisServer, free_tcp_port, parent_death_signal
-from service.supervisor import Settings, api_command
+from service.run.redis_server import DURABLE_CONFIG, RedisServer, free_tcp_port, parent_death_signal
+from service.run.supervisor import api_command
+from service.settings import Settings
 
 HOST = "127.0.0.1"
 

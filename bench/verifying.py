@@ -30,7 +30,7 @@ AT = "2026-11-22T12:00:00Z"
 def make_game(index: int, target_events: int) -> list[str]:
     """One finished game of about ``target_events`` events, as export lines."""
     game = ("arktia", "iceberg")[index % 2]
-    rules = GAMES[game]
+    rules = GAMES[game].rules
     chooser = random.Random(index)
     seed = secrets.token_bytes(32)
     game_id = f"bench-{index:05d}"

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from replay.timeline import Timeline
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], *, open_store: source.OpenStore | None = None) -> int:
+    """``floe replay``; ``open_store`` opens the event store that game ids are read from."""
     parser = argparse.ArgumentParser(prog="floe replay", description="audit and export games")
     commands = parser.add_subparsers(dest="command", required=True)
     export = commands.add_parser("export", help="write a game's export file (needs REDIS_URL)")
@@ -40,27 +41,29 @@ def main(argv: list[str]) -> int:
     step.add_argument("--at", type=int, help="the version to start at (default: 1)")
     args = parser.parse_args(argv)
     if args.command in ("show", "step"):
-        return look(args)
+        return look(args, open_store)
     if args.command == "export":
-        lines = source.read_store(args.game_id)
+        lines = source.read_store(args.game_id, open_store)
         text = "".join(line + "\n" for line in lines)
         if args.output is None:
             sys.stdout.write(text)
         else:
             args.output.write_text(text, encoding="utf-8")
         return 0
-    verdicts = verify_all(args.games, jobs=args.jobs, progress=sys.stderr.isatty())
+    verdicts = verify_all(
+        args.games, jobs=args.jobs, progress=sys.stderr.isatty(), open_store=open_store
+    )
     for verdict in verdicts:
         print(json.dumps(verdict.to_json()) if args.json else str(verdict))
     return 0 if all(v.status == "ok" for v in verdicts) else 1
 
 
-def look(args: argparse.Namespace) -> int:
+def look(args: argparse.Namespace, open_store: source.OpenStore | None = None) -> int:
     """``show`` and ``step``: fold the game once, then print or walk its versions."""
     from replay.timeline import TimelineError, load
 
     try:
-        timeline = load(args.game)
+        timeline = load(args.game, open_store)
     except OSError as error:
         print(f"cannot read {args.game}: {error.strerror}", file=sys.stderr)
         return 2
@@ -91,40 +94,35 @@ def look(args: argparse.Namespace) -> int:
 
 def show_lines(timeline: Timeline, version: int, *, colour: bool) -> list[str]:
     """``show``'s text: the header, the event that made ``version``, then the board."""
+    from domain.games import GAMES
     from replay.step import event_lines, header, outcome_line
-    from replay.text import text
 
     return [
         header(timeline, version),
         *event_lines(timeline, version),
         outcome_line(timeline, version),
         "",
-        *text(timeline.game, timeline.view(version), colour=colour),
+        *GAMES[timeline.game].text(timeline.view(version), colour),
     ]
 
 
 def show_svg(timeline: Timeline, version: int) -> int:
-    """Print the SVG picture of ``version``, if the SVG renderers are installed."""
-    try:
-        from replay import render
-    except ImportError:
-        svg = None
-    else:
-        svg = getattr(render, "svg", None)
-    if svg is None:
-        print("SVG rendering is not available (no replay.render.svg)", file=sys.stderr)
-        return 2
+    """Print the SVG picture of ``version``, as the game's own ``svg`` draws it."""
+    from domain.games import GAMES
+
     title = f"{timeline.game_id} version {version}/{timeline.last}"
-    picture = str(svg(timeline.game, timeline.view(version), title=title))
+    picture = GAMES[timeline.game].svg(timeline.view(version), title)
     sys.stdout.write(picture if picture.endswith("\n") else picture + "\n")
     return 0
 
 
-def verify_one(name: str) -> Verdict:
-    try:
-        lines = source.read(name)
-    except OSError as error:
-        return Verdict(name, "failed", 0, None, f"cannot read: {error.strerror}")
+def verify_one(name: str, lines: list[str] | None = None) -> Verdict:
+    """The verdict on one game: an export file, or ``lines`` already read from the store."""
+    if lines is None:
+        try:
+            lines = source.read_file(name)
+        except OSError as error:
+            return Verdict(name, "failed", 0, None, f"cannot read: {error.strerror}")
     verdict = verify_lines(lines)
     return (
         verdict
@@ -133,13 +131,24 @@ def verify_one(name: str) -> Verdict:
     )
 
 
-def verify_all(names: list[str], *, jobs: int, progress: bool = False) -> list[Verdict]:
-    """Verdicts in the order the games were named; many files run in parallel processes."""
+def verify_all(
+    names: list[str],
+    *,
+    jobs: int,
+    progress: bool = False,
+    open_store: source.OpenStore | None = None,
+) -> list[Verdict]:
+    """Verdicts in the order the games were named; many files run in parallel processes.
+
+    Games named by id are read from the store here, in this process, and only their lines
+    travel to the workers.
+    """
+    logs = [None if source.is_file(name) else source.read_store(name, open_store) for name in names]
     if jobs <= 1 or len(names) < 4:
-        return [verify_one(name) for name in names]
+        return [verify_one(name, lines) for name, lines in zip(names, logs, strict=True)]
     verdicts: list[Verdict] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for done, verdict in enumerate(pool.map(verify_one, names, chunksize=16), start=1):
+        for done, verdict in enumerate(pool.map(verify_one, names, logs, chunksize=16), start=1):
             verdicts.append(verdict)
             if progress:
                 bar = "#" * (30 * done // len(names))

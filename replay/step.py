@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from replay.text import text
+from domain.games import GAMES
 from replay.timeline import Timeline
 
 HELP = "<-/-> or h/l step  Home/End ends  g go to version  q quit"
@@ -110,7 +110,7 @@ def screen(
         outcome_line(timeline, version),
         "",
     ]
-    board = text(timeline.game, timeline.view(version), colour=colour)
+    board = GAMES[timeline.game].text(timeline.view(version), colour)
     bottom = f"go to version (1-{timeline.last}): {prompt}_" if prompt is not None else HELP
     body = (top + board)[: max(0, height - 1)]
     lines = [*body, bottom] if height > 1 else [bottom]
@@ -135,7 +135,7 @@ def _read_sequence(window: Any) -> str:
 
 
 def _paint(window: Any, lines: list[str]) -> None:
-    """Draw the frame, turning the renderers' ANSI seat colours into curses colour pairs."""
+    """Draw the frame, turning the pictures' ANSI seat colours into curses colour pairs."""
     window.clear()  # a full repaint each frame: simple, and fine at human speed
     width = window.getmaxyx()[1]
     for row, line in enumerate(lines):

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.engine import play
+from domain.engine.log import event_of
 from domain.engine.rules import Rules
-from domain.engine.types import GAME_CREATED, Event, GameState, SeatInfo
+from domain.engine.types import GAME_CREATED, GameState, SeatInfo
 from domain.games import GAMES
 from replay import source
 
@@ -81,24 +82,21 @@ def from_events(events: Sequence[Any]) -> Timeline:
     if first.get("type") != GAME_CREATED:
         raise TimelineError("the first event is not game_created")
     game = str(first.get("data", {}).get("game"))
-    rules = GAMES.get(game)
-    if rules is None:
+    bundle = GAMES.get(game)
+    if bundle is None:
         raise TimelineError(f"unknown game {game!r}")
+    rules = bundle.rules
     game_id = str(first.get("game_id"))
     states: list[GameState[Any]] = []
     try:
-        states.append(play.fold(rules, game_id, [_event(first)]))
+        states.append(play.fold(rules, game_id, [event_of(first)]))
         for stored in events[1:]:
-            states.append(play.apply(rules, states[-1], _event(stored)))
+            states.append(play.apply(rules, states[-1], event_of(stored)))
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         raise TimelineError(f"cannot fold event {len(states) + 1}: {error!r}") from None
     return Timeline(game_id, game, rules, tuple(events), tuple(states))
 
 
-def load(name: str) -> Timeline:
+def load(name: str, open_store: source.OpenStore | None = None) -> Timeline:
     """The timeline of a game named by export file, or by id with ``REDIS_URL``."""
-    return from_events(source.parse(source.read(name)))
-
-
-def _event(stored: Mapping[str, Any]) -> Event:
-    return Event(stored["type"], stored["actor"], stored["data"])
+    return from_events(source.parse(source.read(name, open_store)))

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from domain.engine import play, rng
 from domain.engine.errors import GameError
-from domain.engine.log import GENESIS_HASH, event_hash
+from domain.engine.log import GENESIS_HASH, event_hash, event_of
 from domain.engine.types import (
     GAME_CREATED,
     GAME_OVER,
@@ -98,12 +98,12 @@ def _audit(events: list[Any]) -> bool:
     _check_envelopes(events)
     first = events[0]
     created = _created(first)
-    rules = GAMES[created.game]
+    rules = GAMES[created.game].rules
     seed = _revealed_seed(events, created)
-    state: GameState[Any] = play.fold(rules, first["game_id"], [_event(first)])
+    state: GameState[Any] = play.fold(rules, first["game_id"], [event_of(first)])
     owed: list[Event] = []  # system events the rules say must come next
     for stored in events[1:]:
-        version, event = stored["version"], _event(stored)
+        version, event = stored["version"], event_of(stored)
         if owed:
             if event != owed[0]:
                 raise Broken(version, f"the rules call for {owed[0].type} here, not {event.type}")
@@ -160,9 +160,10 @@ def _created(first: Mapping[str, Any]) -> GameCreated:
         raise Broken(
             1, "game_created lacks game, rules_version, options, seats or commitment"
         ) from None
-    rules = GAMES.get(created.game)
-    if rules is None:
+    game = GAMES.get(created.game)
+    if game is None:
         raise Broken(1, f"unknown game {created.game!r}")
+    rules = game.rules
     if created.rules_version != rules.rules_version:
         raise Broken(1, f"rules version {created.rules_version!r} is not supported")
     try:
@@ -205,7 +206,7 @@ def _check_action(rules: Any, state: GameState[Any], stored: Mapping[str, Any]) 
     except GameError as error:
         reason = f"illegal {stored['type']} by seat {stored['actor']}: {error.code}"
         raise Broken(version, reason) from None
-    if decided[0] != _event(stored):
+    if decided[0] != event_of(stored):
         raise Broken(version, "the action is not written as the rules write it")
     return decided
 
@@ -240,10 +241,6 @@ def _well_formed(kind: str, n: int, outcome: Any) -> bool:
     if not isinstance(outcome, list) or sorted(outcome) != list(range(n)):
         return False
     return kind == "shuffle" or all(outcome[i] != i for i in range(n))
-
-
-def _event(stored: Mapping[str, Any]) -> Event:
-    return Event(stored["type"], stored["actor"], stored["data"])
 
 
 def _game_id(events: list[Any]) -> str | None:

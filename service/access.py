@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from service import tokens
 from service.catalog import Catalog
-from service.errors import forbidden, unauthorized
+from service.errors import Unauthenticated, not_a_seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,19 +30,19 @@ class Viewer:
     def require_token(self) -> None:
         """401 for an anonymous caller where a token is needed."""
         if self.anonymous:
-            raise unauthorized("missing_token", "this route needs a token")
+            raise Unauthenticated("missing_token", "this route needs a token")
 
     def require_seat(self, game_id: str) -> int:
         self.require_token()
         seat = self.seat_in(game_id)
         if seat is None:
-            raise forbidden("not_a_seat", "this token is not a seat of this game")
+            raise not_a_seat()
         return seat
 
     def reader_seat(self, game_id: str) -> int | None:
         """The seat whose view a reader gets (None: spectator); another game's seat is 403."""
         if self.game_id is not None and self.game_id != game_id:
-            raise forbidden("not_a_seat", "this token is not a seat of this game")
+            raise not_a_seat()
         return self.seat_in(game_id)
 
 
@@ -56,14 +56,14 @@ def resolve(authorization: str | None, catalog: Catalog, organizer_token: str | 
     scheme, _, token = authorization.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
-        raise unauthorized("invalid_authorization", "use 'Authorization: Bearer <token>'")
+        raise Unauthenticated("invalid_authorization", "use 'Authorization: Bearer <token>'")
     if tokens.is_organizer(token, organizer_token):
         return Viewer(organizer=True)
     claim = tokens.parse_claim(token)
     meta = catalog.find(claim.game_id) if claim else None
     if claim is None or meta is None or claim.seat >= len(meta.token_hashes):
-        raise unauthorized("unknown_token", "this token belongs to no seat")
+        raise Unauthenticated("unknown_token", "this token belongs to no seat")
     stored = meta.token_hashes[claim.seat]
     if stored is None or not tokens.matches(token, stored):
-        raise unauthorized("unknown_token", "this token belongs to no seat")
+        raise Unauthenticated("unknown_token", "this token belongs to no seat")
     return Viewer(seat=claim.seat, game_id=claim.game_id)

@@ -10,10 +10,11 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from domain.engine.game import Game
 from domain.engine.rules import Rules
 from domain.engine.types import SeatInfo
 from domain.games import GAMES
-from service.errors import not_found
+from service.errors import unknown_game
 from service.store import EventStore
 
 
@@ -26,8 +27,12 @@ class GameMeta:
     token_hashes: tuple[str | None, ...]
 
     @property
-    def rules(self) -> Rules[Any]:
+    def bundle(self) -> Game[Any]:
         return GAMES[self.game]
+
+    @property
+    def rules(self) -> Rules[Any]:
+        return GAMES[self.game].rules
 
     def seats_json(self) -> list[dict[str, Any]]:
         return [s.to_json() for s in self.seats]
@@ -73,5 +78,5 @@ class Catalog:
         """The game's metadata, or 404 ``game_not_found``."""
         meta = self.find(game_id)
         if meta is None:
-            raise not_found("game_not_found", f"no game {game_id!r}")
+            raise unknown_game(game_id)
         return meta

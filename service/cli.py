@@ -1,12 +1,17 @@
-"""The ``floe`` console script: ``serve``, ``worker``, ``run`` and ``replay``."""
+"""The ``floe`` console script: ``serve``, ``worker``, ``run`` and ``replay``.
+
+Each command reads the settings once and builds what it needs through ``service.bootstrap``;
+``replay`` gets the event store handed in, so the replay tools never import the service.
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
+import functools
 import sys
 
-from service.config import Settings
+from domain.engine.log import EventReader
+from service.settings import Settings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,30 +20,49 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve the HTTP API (Flask development server)")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    serve.add_argument("--port", type=int, default=None, help="default: $PORT, else 8000")
     worker = commands.add_parser("worker", help="run an RQ worker for draws and bots")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     commands.add_parser("run", help="Redis (unless REDIS_URL is set), a worker and the API")
     commands.add_parser("replay", help="export and verify games (floe replay --help)")
+    if argv[:1] == ["run"]:
+        from service.run.supervisor import run
+
+        return run(argv[1:])  # reads the settings itself: its flags override them
+    try:
+        settings = Settings.from_env()
+    except ValueError as error:
+        print(f"floe: error: {error}", file=sys.stderr)
+        return 2
+    from service.bootstrap import load_games
+
+    load_games(settings.game_modules)
     if argv[:1] == ["replay"]:
         from replay.cli import main as replay
 
-        return replay(argv[1:])
-    if argv[:1] == ["run"]:
-        from service.supervisor import run
-
-        return run(argv[1:])
+        return replay(argv[1:], open_store=functools.cache(lambda: _store(settings)))
     args = parser.parse_args(argv)
     if args.command == "serve":
-        from service.app import create_app
+        from service.api.app import create_app
 
-        create_app().run(host=args.host, port=args.port, threaded=True)
+        port = settings.port if args.port is None else args.port
+        create_app(settings).run(host=args.host, port=port, threaded=True)
         return 0
-    from service.jobs import run_worker
+    from service.bootstrap import build
+    from service.worker import run_worker
 
-    settings = Settings.from_env()
-    run_worker(settings, burst=args.burst, sweep_seconds=settings.sweep_seconds)
+    run_worker(build(settings), burst=args.burst)
     return 0
+
+
+def _store(settings: Settings) -> EventReader:
+    """The event store replay reads games from by id (needs ``REDIS_URL``)."""
+    from service.bootstrap import connect
+    from service.store import RedisEventStore
+
+    if settings.redis_url is None:
+        raise SystemExit("naming a game by id needs REDIS_URL (or pass an export file)")
+    return RedisEventStore(connect(settings))
 
 
 if __name__ == "__main__":

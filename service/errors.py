@@ -1,51 +1,71 @@
-"""The API's error family: every refusal is JSON ``{"error": {"code", "message"}}``.
+"""The service's refusals: what went wrong, with a stable code, and no HTTP in sight.
 
-Domain errors keep their codes; their kind picks the status. Codes are stable: clients may
-branch on them, and docs/errors.md lists them.
+The domain refuses moves (``domain.engine.errors.GameError``); the service adds what only it
+can know: who is asking, whether the game exists, whether the version moved on. The API maps
+each class to a status in one table (``service.api.errors``); the worker and the CLI use the
+same errors without caring about statuses. Codes are stable: clients may branch on them, and
+docs/errors.md lists them.
 """
 
 from __future__ import annotations
 
-from domain.engine.errors import GameError
 
-_STATUS_BY_KIND = {"malformed": 400, "invalid_setup": 400, "not_allowed": 403, "illegal": 422}
+class ServiceError(Exception):
+    """Base of every refusal by the service."""
 
-
-class ApiError(Exception):
-    """A refusal with an HTTP status and a stable code."""
-
-    def __init__(
-        self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None
-    ) -> None:
+    def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
-        self.status = status
         self.code = code
         self.message = message
-        self.headers = headers or {}
 
-    @classmethod
-    def from_game_error(cls, error: GameError) -> ApiError:
-        return cls(_STATUS_BY_KIND[error.kind], error.code, error.message)
-
-    def body(self) -> dict[str, dict[str, str]]:
-        return {"error": {"code": self.code, "message": self.message}}
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
 
 
-def bad_request(code: str, message: str) -> ApiError:
-    return ApiError(400, code, message)
+class InvalidRequest(ServiceError):
+    """The request itself is unusable: a body, query or option outside its schema."""
 
 
-def unauthorized(code: str, message: str) -> ApiError:
-    return ApiError(401, code, message, headers={"WWW-Authenticate": "Bearer"})
+class Unauthenticated(ServiceError):
+    """No credential where one is needed, or one that names nobody."""
 
 
-def forbidden(code: str, message: str) -> ApiError:
-    return ApiError(403, code, message)
+class Forbidden(ServiceError):
+    """A known caller asking for something that is not theirs to do or see."""
 
 
-def not_found(code: str, message: str) -> ApiError:
-    return ApiError(404, code, message)
+class NotFound(ServiceError):
+    """No such game, or no such version of it."""
 
 
-def conflict(current: int, expected: int) -> ApiError:
-    return ApiError(409, "version_conflict", f"the game is at version {current}, not {expected}")
+class VersionConflict(ServiceError):
+    """The command was decided against a version the game has moved on from."""
+
+    def __init__(self, current: int, expected: int) -> None:
+        super().__init__("version_conflict", f"the game is at version {current}, not {expected}")
+        self.current = current
+        self.expected = expected
+
+
+class RateLimited(ServiceError):
+    """Too many requests in the current window; ``retry_after`` seconds until it ends."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__("rate_limited", message)
+        self.retry_after = retry_after
+
+
+def unknown_game(game_id: str) -> NotFound:
+    return NotFound("game_not_found", f"no game {game_id!r}")
+
+
+def not_a_seat() -> Forbidden:
+    return Forbidden("not_a_seat", "this token is not a seat of this game")
+
+
+def organizer_only(what: str, *, anonymous: bool) -> ServiceError:
+    """``what`` needs the organizer token: 401 for nobody, 403 for a seat."""
+    message = f"{what} needs the organizer token"
+    if anonymous:
+        return Unauthenticated("missing_token", message)
+    return Forbidden("organizer_only", message)

@@ -22,7 +22,7 @@ from typing import Any
 import redis
 
 from service.clock import Clock
-from service.errors import ApiError
+from service.errors import RateLimited
 
 #: INCR every key; the first hit of a window sets its expiry. Returns the counts, in order.
 #: The counters are kept out of the AOF and replicas (``REPL_NONE``): with ``appendfsync
@@ -80,7 +80,7 @@ class RateLimiter:
         return self._limits
 
     def check(self, address: str | None, authorization: str | None) -> None:
-        """Count one request; raise 429 ``rate_limited`` when a limit is exceeded."""
+        """Count one request; raise ``RateLimited`` when a limit is exceeded."""
         limits = self._limits
         if not limits.enabled:
             return
@@ -101,10 +101,8 @@ class RateLimiter:
         for (_, limit, what), count in zip(checks, counts, strict=True):
             if int(count) > limit:
                 retry = max(1, math.ceil((window + 1) * limits.window_seconds - now))
-                raise ApiError(
-                    429,
-                    "rate_limited",
+                raise RateLimited(
                     f"too many requests for this {what}: at most {limit} per "
                     f"{limits.window_seconds} s; retry after {retry} s",
-                    headers={"Retry-After": str(retry)},
+                    retry,
                 )

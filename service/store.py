@@ -17,12 +17,12 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import redis
 
 from domain.engine.canonical import canonical_json
-from domain.engine.log import StoredEvent
+from domain.engine.log import EventReader, StoredEvent
 
 GAMES_INDEX = "floe:games"
 #: The longest single XREAD BLOCK, and at most half the client's socket timeout (redis-py's
@@ -105,7 +105,46 @@ class GameExists(Exception):
     """A game with this id already exists."""
 
 
-class EventStore:
+class EventStore(EventReader, Protocol):
+    """Where games live: append-only logs with conditional appends, plus each game's metadata,
+    secret seed and accepted commands. ``RedisEventStore`` is the one implementation; every
+    test of the store and the API runs it against a real Redis."""
+
+    def create(
+        self, first: StoredEvent, *, seed_hex: str, meta: Mapping[str, str], created_ms: int
+    ) -> None: ...
+
+    def append(
+        self,
+        events: Sequence[StoredEvent],
+        *,
+        command_key: str | None = None,
+        command_record: Mapping[str, Any] | None = None,
+        status: str | None = None,
+    ) -> Appended | Duplicate | Conflict: ...
+
+    def command(self, game_id: str, command_key: str) -> Mapping[str, Any] | None: ...
+
+    def remember_command(
+        self, game_id: str, command_key: str, record: Mapping[str, Any]
+    ) -> None: ...
+
+    def wait(self, game_id: str, *, after: int, block_ms: int) -> list[StoredEvent]: ...
+
+    def meta(self, game_id: str) -> dict[str, str] | None: ...
+
+    def metas(self, game_ids: Sequence[str]) -> list[dict[str, str] | None]: ...
+
+    def seed(self, game_id: str) -> str: ...
+
+    def list_ids(self, *, offset: int, limit: int) -> list[str]: ...
+
+    def count(self) -> int: ...
+
+    def ping(self) -> bool: ...
+
+
+class RedisEventStore:
     """Redis-streams event store. The connection is passed in; nothing connects at import."""
 
     def __init__(self, client: redis.Redis) -> None:

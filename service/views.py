@@ -7,6 +7,7 @@ end everything is public. The organizer sees what a spectator sees, except in th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from domain.engine import play
@@ -20,7 +21,7 @@ def event_view(
 ) -> JSON:
     """A stored event as any viewer may see it, given whether the game has ended.
 
-    Before the end: no ``hash`` or ``prev_hash``, and a secret draw (Iceberg's tile layout)
+    Before the end: no ``hash`` or ``prev_hash``, and a secret draw (a hidden layout, say)
     shows ``outcome: null`` so versions stay contiguous but nothing leaks.
     """
     shown = event.to_json()
@@ -29,6 +30,14 @@ def event_view(
         if event.type == RANDOM and event.data.get("label") in secret_labels:
             shown["data"] = {**event.data, "outcome": None}
     return shown
+
+
+def shown_events(
+    rules: Rules[Any], events: Iterable[StoredEvent], *, game_over: bool
+) -> list[JSON]:
+    """Events as every viewer may see them (the game's secret draws masked until the end)."""
+    secret = rules.secret_draw_labels
+    return [event_view(e, game_over=game_over, secret_labels=secret) for e in events]
 
 
 def game_view(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.redis_server import EPHEMERAL_CONFIG, RedisServer
+from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
 
 
 @pytest.fixture(scope="session")
@@ -51,13 +51,18 @@ StartWorker = Callable[..., subprocess.Popen[bytes]]
 
 @pytest.fixture
 def start_worker(redis_url: str) -> Iterator[StartWorker]:
-    """Start real worker processes (``floe worker``); all are stopped after the test."""
+    """Start real worker processes (``floe worker``); all are stopped after the test.
+
+    ``pause`` names a ``JobHooks`` point (``before_draw``, ``bot_decided``, ``bot_written``)
+    where the worker's jobs stop, announced, for a crash test to SIGKILL it there.
+    """
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(**env: str) -> subprocess.Popen[bytes]:
+    def start(pause: str | None = None, **env: str) -> subprocess.Popen[bytes]:
         environ = {**os.environ, "REDIS_URL": redis_url, "FLOE_SWEEP_SECONDS": "0.2", **env}
+        command = ["service.cli", "worker"] if pause is None else ["tests.paused_worker", pause]
         process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker"],
+            [sys.executable, "-m", *command],
             env=environ,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -68,7 +68,7 @@ def seed_of(key: str, index: int) -> bytes:
 
 
 def new_state(match: Match, index: int) -> GameState[Any]:
-    rules = GAMES[match.game]
+    rules = GAMES[match.game].rules
     seats = match.seats_for(index)
     created = GameCreated(
         match.game,
@@ -83,7 +83,8 @@ def new_state(match: Match, index: int) -> GameState[Any]:
 
 def play_game(match: Match, index: int, max_actions: int = 50_000) -> GameRecord:
     """Play game ``index`` of ``match`` to the end."""
-    rules = GAMES[match.game]
+    game = GAMES[match.game]
+    rules = game.rules
     seats = match.seats_for(index)
     seed = seed_of(match.key, index)
     state = new_state(match, index)
@@ -97,12 +98,12 @@ def play_game(match: Match, index: int, max_actions: int = 50_000) -> GameRecord
             drawn = rng.draw(seed, state.game_id, state.version + 1, draw.label, draw.kind, draw.n)
             state = play.resolve_draw_step(rules, state, drawn)[1]
             continue
-        seat = bot_to_move(rules, state)
+        seat = bot_to_move(game, state)
         if seat is None:
             raise RuntimeError(f"{state.game_id}: no bot to move at v{state.version}")
         stream = DrawStream(seed, state.game_id, state.version + 1, f"bot-{seat}")
         started = time.perf_counter()
-        action = POLICIES[seats[seat]].choose(rules, state, seat, stream)
+        action = POLICIES[seats[seat]].choose(game, state, seat, stream)
         think[seats[seat]].append(time.perf_counter() - started)
         state = play.step(rules, state, seat, action)[1]
         moves += 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from domain.engine import rng
 from domain.engine.rng import DrawStream
 
 T = TypeVar("T")
@@ -46,17 +47,10 @@ class SplitMix64:
 
     def draw(self, kind: str, n: int) -> int | list[int]:
         """A sampled outcome of a game's draw (``uniform``, ``shuffle`` or ``derangement``),
-        for a search imagining the future; never a real draw, which only the seed makes."""
-        if kind == "uniform":
-            return self.randrange(n)
-        while True:
-            order = list(range(n))
-            self.shuffle(order)
-            if kind == "shuffle" or all(order[i] != i for i in range(n)):
-                return order
+        made exactly as ``rng.draw`` makes real ones, for a search imagining the future;
+        never a real draw, which only the seed makes."""
+        return rng.outcome(self, kind, n)
 
     def shuffle(self, items: list[T]) -> None:
-        """Fisher–Yates from the top, in place: for i = n−1 … 1 swap i and randrange(i + 1)."""
-        for i in range(len(items) - 1, 0, -1):
-            j = self.randrange(i + 1)
-            items[i], items[j] = items[j], items[i]
+        """Fisher–Yates from the top, in place (``rng.shuffle_in_place``)."""
+        rng.shuffle_in_place(self, items)

@@ -1,13 +1,14 @@
 """``mcts``: Monte Carlo tree search over sampled worlds (single-observer IS-MCTS).
 
 Every iteration starts from a fresh *determinization* of the bot's information set
-(``worlds.sample_world``): hidden tiles and unexposed reports are guessed from public facts,
-never read. One tree is shared by all those worlds; a node is the sequence of actions that
-reaches it, and at each node only the children legal in the current world compete (UCB1 on
-the value of the seat that moves there). Chance (a die, an AB2 draw) is sampled on the way
-down. Leaves are judged by the public heuristic of ``heuristics.py`` squashed into [0, 1],
-or by the outcome when the game is over, which is much cheaper than random playouts and, in
-games this short, stronger for the same think time.
+(``worlds.sample_world``): whatever the game hides is guessed from public facts, never read.
+One tree is shared by all those worlds; a node is the sequence of actions that reaches it,
+and at each node only the children legal in the current world compete (UCB1 on the value of
+the seat that moves there). Chance (a die, a card draw) is sampled on the way down. Leaves
+are judged by the game's public heuristic (``game.bot.heuristic``) squashed into [0, 1], or
+by the outcome when the game is over, which is much cheaper than random playouts and, in
+games this short, stronger for the same think time. How hard to think is the game's
+``game.bot.search``.
 
 Search is bounded by *iterations*, never by wall time, so the same game, seed and strength
 give the same move on any machine. For the same reason its arithmetic is only what IEEE 754
@@ -21,35 +22,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Context, Decimal
 from typing import Any
 
 from domain.ai.generator import SplitMix64
-from domain.ai.heuristics import HEURISTICS
-from domain.ai.worlds import PERFECT_INFORMATION, sample_world
+from domain.ai.worlds import sample_world
 from domain.engine import play
+from domain.engine.game import Game, SearchSettings
 from domain.engine.rng import DrawStream
-from domain.engine.rules import Action, Rules
+from domain.engine.rules import Action
 from domain.engine.types import GameState, Outcome
 
-
-@dataclass(frozen=True, slots=True)
-class SearchSettings:
-    """How hard to think: iterations per move, exploration, and the heuristic's scale."""
-
-    iterations: int
-    exploration: float = 0.7
-    #: A heuristic lead of ``scale`` reads as a value of 0.75 (see ``squash``).
-    scale: float = 3.0
-
-
-#: Default strength per game, chosen so a move takes well under a second on one core
-#: (``make bench-ai`` reports think times).
-DEFAULTS: dict[str, SearchSettings] = {
-    "arktia": SearchSettings(iterations=4000, scale=3.0),
-    "iceberg": SearchSettings(iterations=300, scale=1.5),
-}
+__all__ = ["Search", "SearchSettings", "generator_for", "natural_log", "squash"]
 
 
 def generator_for(stream: DrawStream) -> SplitMix64:
@@ -75,12 +59,15 @@ class _Node:
 class Search:
     """One decision: build the tree from ``state`` for ``seat`` and return the best action."""
 
-    def __init__(self, rules: Rules[Any], settings: SearchSettings, generator: SplitMix64) -> None:
-        self.rules = rules
+    def __init__(self, game: Game[Any], settings: SearchSettings, generator: SplitMix64) -> None:
+        self.game = game
+        self.rules = game.rules
         self.settings = settings
         self.generator = generator
-        self.heuristic = HEURISTICS[rules.name]
-        self.keep_states = rules.name in PERFECT_INFORMATION
+        self.heuristic = game.bot.heuristic
+        #: Perfect information: replaying the same moves reaches the same position, so
+        #: nodes keep their positions instead of replaying them in every sampled world.
+        self.keep_states = game.bot.perfect_information
 
     def choose(self, state: GameState[Any], seat: int) -> Action:
         actions = play.legal_actions(self.rules, state, seat)
@@ -88,7 +75,7 @@ class Search:
             return actions[0]
         root = _Node(mover=seat)
         for _ in range(self.settings.iterations):
-            self._iterate(root, sample_world(state, self.generator))
+            self._iterate(root, sample_world(self.game, state, self.generator))
         # The most visited action is the most trusted; ties go to the better mean, then to
         # the canonical order of the legal-action list.
         rank = {action: i for i, action in enumerate(actions)}

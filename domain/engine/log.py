@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from domain.engine.canonical import canonical_json
 from domain.engine.types import JSON, Actor, Event
@@ -62,6 +62,12 @@ class StoredEvent:
         )
 
 
+def event_of(stored: Mapping[str, Any]) -> Event:
+    """The domain's event inside a stored event's JSON (its envelope dropped), for folding
+    export lines without building a whole ``StoredEvent``."""
+    return Event(stored["type"], stored["actor"], stored["data"])
+
+
 def event_hash(event_without_hash: Mapping[str, Any]) -> str:
     """SHA-256 of ``prev_hash`` then the canonical JSON of the event without ``hash``."""
     body = {k: v for k, v in event_without_hash.items() if k != "hash"}
@@ -98,3 +104,12 @@ def seal(
         sealed.append(StoredEvent(**body, hash=digest))
         prev_hash = digest
     return sealed
+
+
+class EventReader(Protocol):
+    """Anything that hands out a game's stored events in version order: the service's event
+    store, or an export file. Replay reads through it, so it never needs the service."""
+
+    def read(self, game_id: str, *, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
+        """Stored events with ``after < version <= upto`` (to the end when ``upto`` is None)."""
+        ...

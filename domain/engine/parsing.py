@@ -1,8 +1,8 @@
 """The checks every game's parsers start with, so all games refuse alike.
 
 Actions (HTTP 400): ``unknown_action_type``, ``unexpected_field``, ``missing_field``; the
-games' own field checks add ``invalid_field``. Setup (HTTP 400): ``player_count``,
-``unknown_option``, ``invalid_option``.
+games' own field checks add ``invalid_field`` (``int_pair`` for coordinates). Setup (HTTP
+400): ``player_count``, ``unknown_option``, ``invalid_option``.
 """
 
 from __future__ import annotations
@@ -28,6 +28,25 @@ def action_type(data: Mapping[str, Any], fields: Mapping[str, frozenset[str]]) -
     if missing:
         raise MalformedAction("missing_field", f"{kind} needs the field {sorted(missing)[0]!r}")
     return kind
+
+
+#: How far from the origin a parsed coordinate may lie: far beyond any board, small enough
+#: that no one can make the rules work on huge integers.
+COORDINATE_LIMIT = 1000
+
+
+def int_pair(value: Any, name: str, axes: str = "x, y") -> tuple[int, int]:
+    """A coordinate pair ``[a, b]`` of integers (not ``true``), each within the limit.
+
+    ``axes`` names the two numbers in the error message: ``must be a pair of integers [x, y]``.
+    """
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(type(v) is int and -COORDINATE_LIMIT <= v <= COORDINATE_LIMIT for v in value)
+    ):
+        return (value[0], value[1])
+    raise MalformedAction("invalid_field", f"{name} must be a pair of integers [{axes}]")
 
 
 def check_setup(

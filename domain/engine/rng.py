@@ -9,9 +9,43 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterator
+from typing import Any, Protocol
 
 _WORD = 4
 _SPAN = 2**32
+
+
+class RandomSource(Protocol):
+    """Anything that draws an integer in [0, n) uniformly: a ``DrawStream``, or a bot's
+    ``SplitMix64``. Every other kind of draw is built from it, in one way only."""
+
+    def randrange(self, n: int) -> int: ...
+
+
+def shuffle_in_place(source: RandomSource, items: list[Any]) -> None:
+    """Fisher–Yates from the top: for i = n−1 … 1 swap items i and ``randrange(i + 1)``."""
+    for i in range(len(items) - 1, 0, -1):
+        j = source.randrange(i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+def outcome(source: RandomSource, kind: str, n: int) -> int | list[int]:
+    """The outcome of a draw of ``kind`` (``uniform``, ``shuffle`` or ``derangement``) of
+    ``n``: an int for ``uniform``, else a permutation of ``range(n)``.
+
+    A derangement is shuffles drawn one after another until one moves every item.
+    """
+    if kind == "uniform":
+        return source.randrange(n)
+    if kind not in ("shuffle", "derangement"):
+        raise ValueError(f"unknown draw kind {kind!r}")
+    if kind == "derangement" and n == 1:
+        raise ValueError("no derangement of one item exists")
+    while True:
+        order = list(range(n))
+        shuffle_in_place(source, order)
+        if kind == "shuffle" or all(order[i] != i for i in range(n)):
+            return order
 
 
 def seed_commitment(seed: bytes) -> str:
@@ -51,31 +85,23 @@ class DrawStream:
             if word < limit:
                 return word % n
 
+    def randrange(self, n: int) -> int:
+        """``uniform``, under the name every ``RandomSource`` shares."""
+        return self.uniform(n)
+
     def shuffle(self, n: int) -> list[int]:
-        """Fisher–Yates from the top: for i = n−1 … 1 swap items i and uniform(i + 1)."""
-        items = list(range(n))
-        for i in range(n - 1, 0, -1):
-            j = self.uniform(i + 1)
-            items[i], items[j] = items[j], items[i]
-        return items
+        """A permutation of ``range(n)`` (see ``outcome``)."""
+        order = outcome(self, "shuffle", n)
+        assert isinstance(order, list)
+        return order
 
     def derangement(self, n: int) -> list[int]:
-        """Shuffles from the same stream until one moves every item."""
-        if n == 1:
-            raise ValueError("no derangement of one item exists")
-        while True:
-            order = self.shuffle(n)
-            if all(order[i] != i for i in range(n)):
-                return order
+        """A permutation of ``range(n)`` that moves every item (see ``outcome``)."""
+        order = outcome(self, "derangement", n)
+        assert isinstance(order, list)
+        return order
 
 
 def draw(seed: bytes, game_id: str, version: int, label: str, kind: str, n: int) -> int | list[int]:
     """The outcome of one ``random`` event: an int for ``uniform``, a list otherwise."""
-    stream = DrawStream(seed, game_id, version, label)
-    if kind == "uniform":
-        return stream.uniform(n)
-    if kind == "shuffle":
-        return stream.shuffle(n)
-    if kind == "derangement":
-        return stream.derangement(n)
-    raise ValueError(f"unknown draw kind {kind!r}")
+    return outcome(DrawStream(seed, game_id, version, label), kind, n)

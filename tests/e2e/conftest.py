@@ -11,8 +11,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
-from service.config import Settings
+from service.api.app import create_app
+from service.settings import Settings
 
 ORGANIZER = "organizer-secret-token"
 

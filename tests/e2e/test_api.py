@@ -14,9 +14,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.engine.log import GENESIS_HASH, event_hash
-from service.app import create_app
-from service.config import Settings
-from service.store import events_key
+from service.api.app import create_app
+from service.settings import Settings
+from service.store import commands_key, events_key
 from tests.e2e.conftest import ORGANIZER, Game, bearer
 
 NewGame = Callable[..., Game]
@@ -201,6 +201,25 @@ def test_the_same_command_id_twice_gives_the_first_answer_and_one_event(new_game
     # Even with a now-stale version and a different action: the first answer, nothing new.
     other = game.post(0, {"type": "retire"}, 99, "once")
     assert other.get_json() == first.get_json()
+    assert game.view()["version"] == 2
+
+
+def test_command_records_say_what_happened_and_old_records_still_answer(
+    new_game: NewGame, redis_client: redis.Redis
+) -> None:
+    """Records hold versions and whether a draw is pending, never an HTTP status; records
+    written before (with ``status`` 201 or 202) still give the first answer."""
+    game = new_game()
+    action = first_place(game)
+    first = game.post(0, action, 1, "once")
+    record = json.loads(redis_client.hget(commands_key(game.id), "0:once") or b"{}")
+    assert record == {"seat": 0, "first": 2, "last": 2, "awaiting_random": False}
+    for status in (201, 202):
+        legacy = {"seat": 0, "first": 2, "last": 2, "status": status}
+        redis_client.hset(commands_key(game.id), "0:once", json.dumps(legacy))
+        again = game.post(0, action, 1, "once")
+        assert again.status_code == status
+        assert again.get_json() == first.get_json()
     assert game.view()["version"] == 2
 
 

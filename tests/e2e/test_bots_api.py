@@ -13,7 +13,8 @@ import redis
 from flask.testing import FlaskClient
 
 from replay.verify import verify_lines
-from service.jobs import service_for
+from service.bootstrap import build
+from service.settings import Settings
 from service.store import events_key
 from tests.conftest import StartWorker
 from tests.e2e.conftest import Game
@@ -98,7 +99,7 @@ def test_a_lost_bot_job_is_found_and_runs_once(
     redis_client.delete("rq:queue:floe")  # the job is lost before any worker saw it
     start_worker()  # its sweeper finds the bot that never moved
     assert redis_client.xread({events_key(game_id): "0-1"}, block=30_000), "the bot moved"
-    service = service_for(redis_client)
+    service = build(Settings(), redis_client=redis_client).automation
     assert service.play_bot(game_id, 1) is False, "the stale job, run again, writes nothing"
     second = client.get(f"/v1/games/{game_id}/events?after=1&limit=1").get_json()["events"][0]
     assert second["version"] == 2 and second["actor"] == 0

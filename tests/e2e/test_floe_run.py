@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from service.redis_server import free_tcp_port
+from service.run.redis_server import free_tcp_port
 
 STARTUP_SECONDS = 60
 

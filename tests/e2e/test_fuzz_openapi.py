@@ -34,8 +34,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from service.app import create_app
-from service.config import Settings
+from service.api.app import create_app
+from service.settings import Settings
 from tests.e2e.conftest import ORGANIZER
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"

@@ -16,8 +16,8 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
-from service.config import Settings
+from service.api.app import create_app
+from service.settings import Settings
 from tests.e2e.conftest import ORGANIZER, Game, bearer
 
 NewGame = Callable[..., Game]

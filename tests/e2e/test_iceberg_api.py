@@ -21,8 +21,9 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
-from service.jobs import service_for
+from service.api.app import create_app
+from service.bootstrap import build
+from service.settings import Settings
 from service.store import events_key
 from tests.conftest import StartWorker
 from tests.e2e.conftest import ORGANIZER, Game, bearer
@@ -229,7 +230,7 @@ def test_two_games_whose_seeds_differ_look_identical_until_the_first_flip(
 def test_a_worker_killed_mid_draw_leaves_exactly_one_outcome(
     app: Flask, client: FlaskClient, start_worker: StartWorker, redis_client: redis.Redis
 ) -> None:
-    doomed = start_worker(FLOE_FAULT_PAUSE_DRAWS="1")
+    doomed = start_worker(pause="before_draw")
     created = client.post(
         "/v1/games", json={"game": "iceberg", "players": [{"name": "a"}, {"name": "b"}]}
     ).get_json()
@@ -242,7 +243,7 @@ def test_a_worker_killed_mid_draw_leaves_exactly_one_outcome(
     start_worker()  # a fresh worker; its sweeper finds the lost draw
     entries = redis_client.xread({events_key(game_id): "0-1"}, block=30_000)
     assert entries, "the lost draw was made again"
-    service = service_for(redis_client)
+    service = build(Settings(), redis_client=redis_client).automation
     assert service.resolve_draw(game_id, 1) == 0, "the old job, run again, writes nothing"
     events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
     assert [e["type"] for e in events] == ["game_created", "random"]

@@ -19,9 +19,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from freezegun import freeze_time
 
-from service.app import create_app
-from service.config import Settings
-from service.redis_server import free_tcp_port
+from service.api.app import create_app
+from service.run.redis_server import free_tcp_port
+from service.settings import Settings
 from tests.e2e.conftest import ORGANIZER, bearer
 from tests.e2e.test_openapi import CheckedClient, OpenApi, documented_operations
 

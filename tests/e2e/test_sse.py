@@ -9,6 +9,8 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from service.api.app import create_app
+from service.settings import Settings
 from tests.e2e.conftest import Game
 
 NewGame = Callable[..., Game]
@@ -62,17 +64,13 @@ def test_last_event_id_resumes_after_that_version(client: FlaskClient, new_game:
 
 
 def test_a_live_game_streams_without_hashes_until_the_time_limit(
-    client: FlaskClient, new_game: NewGame, app: Any
+    new_game: NewGame, redis_url: str
 ) -> None:
-    app.config["FLOE_SETTINGS"] = type(app.config["FLOE_SETTINGS"])(
-        redis_url=app.config["FLOE_SETTINGS"].redis_url,
-        sse_max_seconds=0.2,
-        sse_heartbeat_seconds=0.05,
-    )
     game = new_game()
     legal = game.legal(0)
     game.post(0, legal["actions"][0], legal["version"])
-    response = client.get(f"/v1/games/{game.id}/events/stream")
+    settings = Settings(redis_url=redis_url, sse_max_seconds=0.2, sse_heartbeat_seconds=0.05)
+    response = create_app(settings).test_client().get(f"/v1/games/{game.id}/events/stream")
     body = response.get_data(as_text=True)
     assert ": keep-alive" in body
     datas = [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")]

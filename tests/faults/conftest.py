@@ -1,7 +1,7 @@
 """Fault-injection helpers: the API served for real, clients with their own connections,
 waiting on conditions (never on a clock), and the invariants every log must keep.
 
-The API runs as ``floe run`` runs it: gunicorn, threaded workers, ``service.app:create_app()``
+The API runs as ``floe run`` runs it: gunicorn, threaded workers, ``service.api.app:create_app()``
 configured from the environment, so requests are truly concurrent.
 """
 
@@ -27,10 +27,10 @@ from domain.engine.log import StoredEvent
 from domain.engine.types import SYSTEM, GameState
 from domain.games import GAMES
 from replay.verify import Verdict, verify
-from service.redis_server import RedisServer, free_tcp_port
-from service.store import EventStore, events_key
-from service.supervisor import Settings as RunSettings
-from service.supervisor import api_command, start_embedded_redis
+from service.run.redis_server import RedisServer, free_tcp_port
+from service.run.supervisor import api_command, start_embedded_redis
+from service.settings import Settings as RunSettings
+from service.store import RedisEventStore, events_key
 
 ORGANIZER = "faults-organizer-token"
 POLL_SECONDS = 0.01
@@ -222,7 +222,7 @@ def stored_log(client: redis.Redis, game_id: str) -> list[StoredEvent]:
     entries: Any = client.xrange(events_key(game_id))
     ids = [entry_id.decode() for entry_id, _ in entries]
     assert ids == [f"0-{v}" for v in range(1, len(ids) + 1)], f"gaps or duplicates: {ids}"
-    events = EventStore(client).read(game_id)
+    events = RedisEventStore(client).read(game_id)
     assert [e.version for e in events] == list(range(1, len(events) + 1))
     commands = [(e.actor, e.command_id) for e in events if e.actor != SYSTEM]
     assert len(commands) == len(set(commands)), "a command was written twice"
@@ -236,7 +236,7 @@ def audit(events: list[StoredEvent]) -> Verdict:
 
 def refold(game: str, events: list[StoredEvent]) -> list[GameState[Any]]:
     """The state at every version, folded from the stream alone (index 0 is version 1)."""
-    rules = GAMES[game]
+    rules = GAMES[game].rules
     states = [play.fold(rules, events[0].game_id, [events[0].event])]
     for stored in events[1:]:
         states.append(play.apply(rules, states[-1], stored.event))
@@ -245,7 +245,7 @@ def refold(game: str, events: list[StoredEvent]) -> list[GameState[Any]]:
 
 def public_view(game: str, state: GameState[Any]) -> dict[str, Any]:
     """The parts of a spectator's view that come from the folded state."""
-    rules = GAMES[game]
+    rules = GAMES[game].rules
     return {
         "version": state.version,
         "status": play.status(rules, state),

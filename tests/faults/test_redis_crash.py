@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from service.redis_server import RedisServer
+from service.run.redis_server import RedisServer
 from service.store import events_key
 from tests.faults.conftest import (
     Http,

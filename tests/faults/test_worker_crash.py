@@ -18,9 +18,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.engine.types import RANDOM, SYSTEM
-from service.app import create_app
-from service.config import Settings
-from service.jobs import service_for
+from service.api.app import create_app
+from service.bootstrap import build
+from service.settings import Settings
 from service.store import events_key
 from tests.conftest import StartWorker
 from tests.faults.conftest import ORGANIZER, audit, stored_log, wait_until
@@ -72,8 +72,8 @@ def test_workers_killed_under_load_leave_no_game_stuck_and_write_nothing_twice(
     # Two doomed workers each hold the first job they pick, mid-flight: a draw before it
     # is drawn, a bot move once it is chosen. They are killed holding them, under load.
     holding = [
-        start_worker(FLOE_FAULT_PAUSE_DRAWS="1"),
-        start_worker(FLOE_FAULT_PAUSE_BOTS="decided"),
+        start_worker(pause="before_draw"),
+        start_worker(pause="bot_decided"),
     ]
     games = [_bot_game(client, "iceberg", ICEBERG_BOTS) for _ in range(GAMES)]
 
@@ -114,7 +114,7 @@ def test_a_worker_killed_in_the_middle_of_a_bots_turn_the_move_is_made_once(
 ) -> None:
     """``decided``: the move is chosen, not yet appended; ``written``: appended, the job
     not yet finished. Either way a fresh worker completes the game with the move once."""
-    doomed = start_worker(FLOE_FAULT_PAUSE_BOTS=phase)
+    doomed = start_worker(pause=f"bot_{phase}")
     game_id = _bot_game(client, "arktia", ["random", "greedy"])
     announced = redis_client.blpop([f"floe:fault:{{{game_id}}}:started"], timeout=30)
     assert announced is not None, "the worker is holding the bot's first move"
@@ -130,5 +130,5 @@ def test_a_worker_killed_in_the_middle_of_a_bots_turn_the_move_is_made_once(
     first = [e for e in events if e.command_id == "bot-1"]
     assert [(e.version, e.actor) for e in first] == [(2, 0)], "the first move, exactly once"
     # The killed job, run again, finds its version stale and writes nothing.
-    assert service_for(redis_client).play_bot(game_id, 1) is False
+    assert build(Settings(), redis_client=redis_client).automation.play_bot(game_id, 1) is False
     assert stored_log(redis_client, game_id) == events

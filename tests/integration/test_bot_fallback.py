@@ -9,13 +9,16 @@ import redis
 
 from domain.ai import POLICIES
 from domain.engine import play
+from domain.engine.game import Game
 from domain.engine.rng import DrawStream
-from domain.engine.rules import Action, Rules
+from domain.engine.rules import Action
 from domain.engine.types import GameState
 from service.access import Viewer
-from service.clock import utc_now
-from service.games import GameService, NewPlayer
-from service.store import EventStore
+from service.bootstrap import build
+from service.commands import CreateGame, NewPlayer
+from service.follow_ups import JobKind
+from service.settings import Settings
+from service.store import RedisEventStore
 
 
 class BrokenPolicy:
@@ -26,37 +29,44 @@ class BrokenPolicy:
         self.how = how
 
     def choose(
-        self, rules: Rules[Any], state: GameState[Any], seat: int, stream: DrawStream
+        self, game: Game[Any], state: GameState[Any], seat: int, stream: DrawStream
     ) -> Action:
         if self.how == "crash":
             raise RuntimeError("a bug in the bot")
-        return rules.parse_action({"type": "retire"})  # not legal in Arktia's opening
+        return game.rules.parse_action({"type": "retire"})  # not legal in Arktia's opening
+
+
+class RecordingQueue:
+    """A job queue that only records: the test runs the bot's job itself."""
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[JobKind, str, int]] = []
+
+    def enqueue(self, kind: JobKind, game_id: str, version: int) -> None:
+        self.jobs.append((kind, game_id, version))
 
 
 @pytest.mark.parametrize("how", ["crash", "illegal"])
 def test_a_failing_bot_plays_a_random_legal_action_instead(
     redis_client: redis.Redis, how: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    queued: list[tuple[str, int]] = []
-    service = GameService(
-        EventStore(redis_client),
-        clock=utc_now,
-        organizer_token=None,
-        enqueue_draw=lambda game_id, version: queued.append((game_id, version)),
-        enqueue_bot=lambda game_id, version: queued.append((game_id, version)),
+    queue = RecordingQueue()
+    floe = build(
+        Settings(),
+        redis_client=redis_client,
+        jobs=queue,
         policies={**POLICIES, "greedy": BrokenPolicy(how)},
     )
-    players = [NewPlayer("bot", "greedy"), NewPlayer("ann")]
-    created = service.create("arktia", players, {}, None, Viewer())
-    game_id = created["id"]
-    assert queued == [(game_id, 1)], "the bot's first move was enqueued"
-    before = service.latest(game_id)
-    legal = play.legal_actions(service.meta(game_id).rules, before, 0)
-    assert service.play_bot(game_id, 1) is True
-    after = service.latest(game_id)
+    players = (NewPlayer("bot", "greedy"), NewPlayer("ann"))
+    game_id = floe.commands.create(CreateGame("arktia", players), Viewer()).id
+    assert queue.jobs == [("bot", game_id, 1)], "the bot's first move was enqueued"
+    meta = floe.repository.meta(game_id)
+    before = floe.repository.latest(meta)
+    legal = play.legal_actions(meta.rules, before, 0)
+    assert floe.automation.play_bot(game_id, 1) is True
+    after = floe.repository.latest(meta)
     assert after.version == 2
-    (stored,) = EventStore(redis_client).read(game_id, after=1)
+    (stored,) = RedisEventStore(redis_client).read(game_id, after=1)
     assert stored.actor == 0 and stored.command_id == "bot-1"
-    rules = service.meta(game_id).rules
-    assert rules.parse_action(stored.data["action"]) in legal
+    assert meta.rules.parse_action(stored.data["action"]) in legal
     assert "plays random" in caplog.text

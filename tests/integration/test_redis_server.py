@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.redis_server import (
+from service.run.redis_server import (
     DURABLE_CONFIG,
     RedisServer,
     RedisServerError,
     find_redis_server,
 )
-from service.supervisor import find_redis_server as supervisor_find_redis_server
-from service.supervisor import start_embedded_redis
+from service.run.supervisor import find_redis_server as supervisor_find_redis_server
+from service.run.supervisor import start_embedded_redis
 
 
 def _tcp_port_in_use(port: int) -> bool:

@@ -15,8 +15,8 @@ from service.store import (
     Appended,
     Conflict,
     Duplicate,
-    EventStore,
     GameExists,
+    RedisEventStore,
     commands_key,
     events_key,
     meta_key,
@@ -26,7 +26,7 @@ from service.store import (
 AT = "2026-11-22T12:00:00Z"
 
 
-def _create(store: EventStore, game_id: str = "g1") -> StoredEvent:
+def _create(store: RedisEventStore, game_id: str = "g1") -> StoredEvent:
     [first] = seal(
         game_id,
         [Event("game_created", "system", {"game": "arktia"})],
@@ -52,12 +52,12 @@ def _next(head: StoredEvent, command_id: str, n: int = 1) -> list[StoredEvent]:
 
 
 @pytest.fixture
-def store(redis_client: redis.Redis) -> EventStore:
-    return EventStore(redis_client)
+def store(redis_client: redis.Redis) -> RedisEventStore:
+    return RedisEventStore(redis_client)
 
 
 def test_append_writes_versions_with_entry_ids_that_are_the_versions(
-    store: EventStore, redis_client: redis.Redis
+    store: RedisEventStore, redis_client: redis.Redis
 ) -> None:
     first = _create(store)
     events = _next(first, "c1", n=2)
@@ -70,7 +70,7 @@ def test_append_writes_versions_with_entry_ids_that_are_the_versions(
     assert store.meta("g1") == {"game": "arktia", "version": "3", "head": events[-1].hash}
 
 
-def test_a_stale_version_writes_nothing(store: EventStore, redis_client: redis.Redis) -> None:
+def test_a_stale_version_writes_nothing(store: RedisEventStore, redis_client: redis.Redis) -> None:
     first = _create(store)
     winner = _next(first, "a")
     loser = _next(first, "b")
@@ -81,7 +81,9 @@ def test_a_stale_version_writes_nothing(store: EventStore, redis_client: redis.R
     assert store.read("g1")[-1] == winner[0]
 
 
-def test_a_wrong_head_hash_writes_nothing(store: EventStore, redis_client: redis.Redis) -> None:
+def test_a_wrong_head_hash_writes_nothing(
+    store: RedisEventStore, redis_client: redis.Redis
+) -> None:
     first = _create(store)
     forged = seal(
         "g1", [Event("retire", 0, {})], first_version=2, prev_hash="f" * 64, at=AT, command_id="x"
@@ -92,7 +94,7 @@ def test_a_wrong_head_hash_writes_nothing(store: EventStore, redis_client: redis
 
 
 def test_a_repeated_command_id_returns_the_first_record_and_writes_once(
-    store: EventStore, redis_client: redis.Redis
+    store: RedisEventStore, redis_client: redis.Redis
 ) -> None:
     first = _create(store)
     events = _next(first, "c1")
@@ -104,7 +106,7 @@ def test_a_repeated_command_id_returns_the_first_record_and_writes_once(
     assert store.command("g1", "0:c1") == record
 
 
-def test_concurrent_appends_at_one_version_let_exactly_one_through(store: EventStore) -> None:
+def test_concurrent_appends_at_one_version_let_exactly_one_through(store: RedisEventStore) -> None:
     first = _create(store)
     results: list[object] = []
     barrier = threading.Barrier(16)
@@ -124,7 +126,7 @@ def test_concurrent_appends_at_one_version_let_exactly_one_through(store: EventS
     assert [e.version for e in store.read("g1")] == [1, 2]
 
 
-def test_creating_a_game_twice_is_refused_and_changes_nothing(store: EventStore) -> None:
+def test_creating_a_game_twice_is_refused_and_changes_nothing(store: RedisEventStore) -> None:
     first = _create(store)
     with pytest.raises(GameExists):
         _create(store)
@@ -137,7 +139,7 @@ def test_every_key_of_a_game_shares_one_cluster_slot() -> None:
     assert all("{abc}" in k for k in keys)
 
 
-def test_the_stream_is_never_trimmed(store: EventStore, redis_client: redis.Redis) -> None:
+def test_the_stream_is_never_trimmed(store: RedisEventStore, redis_client: redis.Redis) -> None:
     head = _create(store)
     for i in range(300):
         [head] = _next(head, f"c{i}")
@@ -151,7 +153,7 @@ def test_the_stream_is_never_trimmed(store: EventStore, redis_client: redis.Redi
     assert redis_client.xinfo_stream(events_key("g1"))["first-entry"][0] == b"0-1"
 
 
-def test_wait_returns_new_events_or_nothing_after_the_timeout(store: EventStore) -> None:
+def test_wait_returns_new_events_or_nothing_after_the_timeout(store: RedisEventStore) -> None:
     first = _create(store)
     assert store.wait("g1", after=1, block_ms=10) == []
     assert store.wait("g1", after=0, block_ms=10) == [first]

@@ -1,4 +1,7 @@
-"""Board pictures: valid SVG, one shape per piece of the view, nothing hidden, deterministic."""
+"""Board pictures: valid SVG, one shape per piece of the view, nothing hidden, deterministic.
+
+Each game draws its own SVG (``GAMES[name].svg``, from the game's ``svg.py``).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ import pytest
 from domain.engine import play
 from domain.engine.types import Event
 from domain.games import GAMES
-from replay.render import svg
 from tests.shared_files import conformance_games, read_jsonl
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -26,7 +28,7 @@ def _fold(path: Path, version: int) -> tuple[str, Any, dict[str, Any]]:
     """The game name, the folded state and the spectator view at ``version``."""
     events = read_jsonl(path)
     game = events[0]["data"]["game"]
-    rules = GAMES[game]
+    rules = GAMES[game].rules
     kept = [Event(e["type"], e["actor"], e["data"]) for e in events if e["version"] <= version]
     state = play.fold(rules, events[0]["game_id"], kept)
     view: dict[str, Any] = rules.view(state.board, None)
@@ -42,9 +44,13 @@ def _cases(game: str) -> list[tuple[Path, int]]:
     return [(p, v) for p in _games(game) for v in _versions(p)]
 
 
+def svg(game: str, view: dict[str, Any], title: str) -> str:
+    return GAMES[game].svg(view, title)
+
+
 def _render(game: str, view: dict[str, Any], version: int) -> tuple[str, ET.Element]:
-    out = svg(game, view, title=f"{game} · v{version}")
-    assert out == svg(game, view, title=f"{game} · v{version}"), "rendering is deterministic"
+    out = svg(game, view, f"{game} · v{version}")
+    assert out == svg(game, view, f"{game} · v{version}"), "rendering is deterministic"
     root = ET.fromstring(out)
     assert root.tag == f"{NS}svg"
     assert root.findtext(f"{NS}title") == f"{game} · v{version}"
@@ -139,12 +145,13 @@ def test_ice_breakers_draws_cells_harbors_and_ships(case: tuple[Path, int]) -> N
     assert values == sorted(str(c["value"]) for c in view["channels"])
 
 
-def test_unknown_game_is_refused() -> None:
-    with pytest.raises(ValueError, match="no renderer"):
-        svg("chess", {})
+def test_every_hosted_game_draws_itself() -> None:
+    """Pictures come with the game: every bundle has both, and none is shared by mistake."""
+    assert len({game.svg for game in GAMES.values()}) == len(GAMES)
+    assert len({game.text for game in GAMES.values()}) == len(GAMES)
 
 
 def test_text_is_escaped() -> None:
     _, _, view = _fold(_games("arktia")[0], 5)
-    root = ET.fromstring(svg("arktia", view, title='<b>&"x"</b>'))
+    root = ET.fromstring(svg("arktia", view, '<b>&"x"</b>'))
     assert root.findtext(f"{NS}title") == '<b>&"x"</b>'

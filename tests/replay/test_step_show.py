@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from domain.games import GAMES as HOSTED
 from replay.step import screen
-from replay.text import text
 from replay.timeline import Timeline, TimelineError, from_events, load
 from tests.shared_files import ROOT, conformance_games, read_jsonl
 
@@ -76,9 +76,9 @@ def test_timeline_refuses_what_it_cannot_replay() -> None:
 def test_text_renders_every_version_plainly_and_in_colour(game: Path) -> None:
     timeline = load(str(game))
     for version in range(1, timeline.last + 1):
-        plain = text(timeline.game, timeline.view(version), colour=False)
+        plain = HOSTED[timeline.game].text(timeline.view(version), False)
         assert plain and all("\x1b" not in line for line in plain)
-    painted = text(timeline.game, timeline.view(timeline.last // 2), colour=True)
+    painted = HOSTED[timeline.game].text(timeline.view(timeline.last // 2), True)
     assert any("\x1b[3" in line for line in painted)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from domain.engine.errors import MalformedAction
-from domain.engine.parsing import action_type
+from domain.engine.parsing import action_type, int_pair
 from domain.engine.types import JSON
 from domain.games.arktia.hexes import Hex
 from domain.games.arktia.stacks import NEUTRAL, SIZES, Colour, Size
@@ -119,13 +119,7 @@ def trusted_action(data: Mapping[str, Any]) -> ArktiaAction:
 
 
 def _hex(value: Any, name: str) -> Hex:
-    if (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(type(v) is int and -1000 <= v <= 1000 for v in value)
-    ):
-        return (value[0], value[1])
-    raise MalformedAction("invalid_field", f"{name} must be a pair of integers [q, r]")
+    return int_pair(value, name, "q, r")
 
 
 def _size(value: Any) -> Size:

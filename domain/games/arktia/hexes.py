@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
+from domain.engine import graphs
+
 Hex = tuple[int, int]
 
 #: The six directions in the order the rules list them.
@@ -32,34 +34,9 @@ BOARD_36 = rows(
 
 def components(tiles: Iterable[Hex]) -> list[list[Hex]]:
     """Groups of ``tiles`` joined by adjacency, each sorted, in order of their smallest tile."""
-    remaining = set(tiles)
-    groups: list[list[Hex]] = []
-    for start in sorted(remaining):
-        if start not in remaining:
-            continue
-        remaining.discard(start)
-        group = [start]
-        frontier = [start]
-        while frontier:
-            for nb in neighbours(frontier.pop()):
-                if nb in remaining:
-                    remaining.discard(nb)
-                    group.append(nb)
-                    frontier.append(nb)
-        groups.append(sorted(group))
-    return groups
+    return graphs.components(tiles, neighbours)
 
 
 def is_connected(tiles: frozenset[Hex] | set[Hex]) -> bool:
     """True when ``tiles`` form one group (an empty set counts as connected)."""
-    if not tiles:
-        return True
-    start = next(iter(tiles))
-    seen = {start}
-    frontier = [start]
-    while frontier:
-        for nb in neighbours(frontier.pop()):
-            if nb in tiles and nb not in seen:
-                seen.add(nb)
-                frontier.append(nb)
-    return len(seen) == len(tiles)
+    return graphs.is_connected(tiles, neighbours)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from domain.engine.errors import MalformedAction
-from domain.engine.parsing import action_type
+from domain.engine.parsing import action_type, int_pair
 from domain.engine.types import JSON
 from domain.games.ice_breakers.geometry import Cell
 
@@ -118,7 +118,7 @@ def parse_action(data: Mapping[str, Any]) -> IceBreakersAction:
     if kind == "cash_ab2":
         return CashAb2(_card(data["card"]))
     if kind == "clear":
-        return Clear(_cell(data["cell"], "cell"))
+        return Clear(int_pair(data["cell"], "cell"))
     if kind == "move_ship":
         return MoveShip(_int(data["ship"], "ship"), _path(data["path"]))
     if kind == "give":
@@ -140,19 +140,9 @@ def _int(value: Any, name: str) -> int:
     raise MalformedAction("invalid_field", f"{name} must be an integer")
 
 
-def _cell(value: Any, name: str) -> Cell:
-    if (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(type(v) is int and -1000 <= v <= 1000 for v in value)
-    ):
-        return (value[0], value[1])
-    raise MalformedAction("invalid_field", f"{name} must be a pair of integers [x, y]")
-
-
 def _path(value: Any) -> tuple[Cell, ...]:
     if not isinstance(value, list) or not 0 < len(value) <= MAX_PATH:
         raise MalformedAction(
             "invalid_field", f"path must be a list of 1 to {MAX_PATH} cells [[x, y], ...]"
         )
-    return tuple(_cell(cell, "each path cell") for cell in value)
+    return tuple(int_pair(cell, "each path cell") for cell in value)

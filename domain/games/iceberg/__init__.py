@@ -1,5 +1,14 @@
-"""Iceberg (Kenneth Leyhe Sr., 2002) as ``shared/rules/iceberg.md`` specifies it."""
+"""Iceberg (Kenneth Leyhe Sr., 2002) as its published rules specify it.
 
+``GAME`` is the whole game as Floe hosts it: rules, what its bots know, and its pictures.
+"""
+
+from domain.engine.game import Game
+from domain.games.iceberg import svg, text
+from domain.games.iceberg.board import IcebergBoard
+from domain.games.iceberg.bot import BOT
 from domain.games.iceberg.rules import ICEBERG, IcebergRules
 
-__all__ = ["ICEBERG", "IcebergRules"]
+GAME: Game[IcebergBoard] = Game(rules=ICEBERG, bot=BOT, text=text.render, svg=svg.render)
+
+__all__ = ["GAME", "ICEBERG", "IcebergRules"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from domain.engine.errors import MalformedAction
-from domain.engine.parsing import action_type
+from domain.engine.parsing import action_type, int_pair
 from domain.engine.types import JSON
 from domain.games.iceberg.geometry import Pos, Square, Tile
 
@@ -100,35 +100,25 @@ def parse_action(data: Mapping[str, Any]) -> IcebergAction:
     """The action ``data`` names, or ``MalformedAction`` naming the first field that is off."""
     kind = action_type(data, _FIELDS)
     if kind == "place_start":
-        return PlaceStart(_pair(data["square"], "square"))
+        return PlaceStart(int_pair(data["square"], "square"))
     if kind == "play":
         return Play(_position(data["to"], "to"))
     if kind == "move":
         return Move(_position(data["from"], "from"), _position(data["to"], "to"))
     if kind == "flip":
-        return Flip(_pair(data["tile"], "tile"))
+        return Flip(int_pair(data["tile"], "tile"))
     if kind == "remove_tile":
-        return RemoveTile(_pair(data["tile"], "tile"))
+        return RemoveTile(int_pair(data["tile"], "tile"))
     if kind == "keep_group":
-        return KeepGroup(_pair(data["tile"], "tile"))
+        return KeepGroup(int_pair(data["tile"], "tile"))
     return Roll()
-
-
-def _pair(value: Any, name: str) -> tuple[int, int]:
-    if (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(type(v) is int and -1000 <= v <= 1000 for v in value)
-    ):
-        return (value[0], value[1])
-    raise MalformedAction("invalid_field", f"{name} must be a pair of integers [x, y]")
 
 
 def _position(value: Any, name: str) -> Pos:
     if isinstance(value, Mapping) and len(value) == 1:
         ((kind, xy),) = value.items()
         if kind in ("square", "tile"):
-            x, y = _pair(xy, f"{name}.{kind}")
+            x, y = int_pair(xy, f"{name}.{kind}")
             return Pos(kind, x, y)
     raise MalformedAction(
         "invalid_field", f'{name} must be {{"square": [sx, sy]}} or {{"tile": [tx, ty]}}'

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from domain.engine import graphs
+
 Tile = tuple[int, int]
 Square = tuple[int, int]
 Step = tuple[int, int]
@@ -108,22 +110,11 @@ def neighbours(tile: Tile) -> tuple[tuple[Step, Tile], ...]:
     return tuple((step, shift(tile, step)) for step in STEPS)
 
 
+def adjacent(tile: Tile) -> tuple[Tile, ...]:
+    """The four grid coordinates edge to edge with ``tile`` (maybe off the board)."""
+    return tuple(shift(tile, step) for step in STEPS)
+
+
 def components(tiles: Iterable[Tile]) -> list[frozenset[Tile]]:
     """Groups of edge-connected tiles, ordered by their smallest tile."""
-    left = set(tiles)
-    groups: list[frozenset[Tile]] = []
-    for start in sorted(left):
-        if start not in left:
-            continue
-        group = {start}
-        frontier = [start]
-        left.discard(start)
-        while frontier:
-            current = frontier.pop()
-            for _, nb in neighbours(current):
-                if nb in left:
-                    left.discard(nb)
-                    group.add(nb)
-                    frontier.append(nb)
-        groups.append(frozenset(group))
-    return groups
+    return [frozenset(group) for group in graphs.components(tiles, adjacent)]

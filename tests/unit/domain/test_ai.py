@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from domain.ai import POLICIES, MctsPolicy, Policy, bot_to_move
-from domain.ai.mcts import DEFAULTS
-from domain.ai.rescue_search import PlayoutSettings
+from domain.ai import POLICIES, MctsPolicy, PlayoutSettings, Policy, bot_to_move
 from domain.engine import play, rng
 from domain.engine.rng import DrawStream
 from domain.engine.types import GAME_CREATED, SYSTEM, Event, GameCreated, GameState, SeatInfo
@@ -23,7 +20,7 @@ def new_game(
     game: str, seats: int, game_id: str, bots: list[str] | None = None, **options: Any
 ) -> GameState[Any]:
     """A new game; ``bots`` names each seat's strength (no bots: the domain plays alone)."""
-    rules = GAMES[game]
+    rules = GAMES[game].rules
     strengths: list[str | None] = list(bots) if bots else [None] * seats
     created = GameCreated(
         game,
@@ -39,10 +36,7 @@ def new_game(
 #: need not wait for full-strength thinking (``make bench-ai`` measures the real thing).
 LIGHT: Mapping[str, Policy] = {
     **POLICIES,
-    "mcts": MctsPolicy(
-        search={game: replace(settings, iterations=60) for game, settings in DEFAULTS.items()},
-        playouts=PlayoutSettings(playouts=2),
-    ),
+    "mcts": MctsPolicy(iterations=60, playouts=PlayoutSettings(playouts=2)),
 }
 
 
@@ -53,7 +47,8 @@ def play_out(
     policies: Mapping[str, Policy] = POLICIES,
 ) -> GameState[Any]:
     """Play a whole game with bots in every seat, as the workers would."""
-    rules = GAMES[state.created.game]
+    game = GAMES[state.created.game]
+    rules = game.rules
     for _ in range(20_000):
         if state.over:
             return state
@@ -65,10 +60,10 @@ def play_out(
             for event in play.resolve_draw(rules, state, outcome):
                 state = play.apply(rules, state, event)
             continue
-        seat = bot_to_move(rules, state)
+        seat = bot_to_move(game, state)
         assert seat is not None, "a game of bots waits for no bot"
         stream = DrawStream(seed, state.game_id, state.version + 1, f"bot-{seat}")
-        action = policies[strengths[seat]].choose(rules, state, seat, stream)
+        action = policies[strengths[seat]].choose(game, state, seat, stream)
         assert action in play.legal_actions(rules, state, seat)
         for event in play.decide(rules, state, seat, action):
             state = play.apply(rules, state, event)
@@ -120,19 +115,21 @@ def test_mcts_beats_greedy_at_arktia() -> None:
 
 def test_a_bots_move_is_reproducible() -> None:
     state = new_game("arktia", 2, "same")
+    game = GAMES["arktia"]
     for name, policy in POLICIES.items():
-        rules = GAMES["arktia"]
         picks = {
-            policy.choose(rules, state, 0, DrawStream(SEED, "same", 2, "bot-0")) for _ in range(3)
+            policy.choose(game, state, 0, DrawStream(SEED, "same", 2, "bot-0")) for _ in range(3)
         }
         assert len(picks) == 1, name
     other = DrawStream(bytes(32), "same", 2, "bot-0")
-    assert POLICIES["random"].choose(rules, state, 0, other) in play.legal_actions(rules, state, 0)
+    legal = play.legal_actions(game.rules, state, 0)
+    assert POLICIES["random"].choose(game, state, 0, other) in legal
 
 
 def test_bots_cannot_tell_hidden_iceberg_layouts_apart() -> None:
     """Two deals that differ only in hidden values give every policy the same choices."""
-    rules = GAMES["iceberg"]
+    game = GAMES["iceberg"]
+    rules = game.rules
     states = []
     for layout in (list(range(24)), list(reversed(range(24)))):
         state = new_game("iceberg", 2, "blind")
@@ -145,7 +142,7 @@ def test_bots_cannot_tell_hidden_iceberg_layouts_apart() -> None:
         states = [play.apply(rules, s, play.decide(rules, s, seat, action)[0]) for s in states]
     for name, policy in POLICIES.items():
         picks = [
-            policy.choose(rules, s, 0, DrawStream(SEED, "blind", s.version + 1, "bot-0")).to_json()
+            policy.choose(game, s, 0, DrawStream(SEED, "blind", s.version + 1, "bot-0")).to_json()
             for s in states
         ]
         assert picks[0] == picks[1], name

@@ -47,7 +47,7 @@ def _legal_lists(rules: Any, state: Any) -> dict[str, list[str]]:
 def test_reference_game_replays_with_identical_legal_actions(path: Path) -> None:
     events = read_jsonl(path)
     points = {p["version"]: p for p in read_jsonl(path.with_suffix(".legal.jsonl"))}
-    rules = GAMES[events[0]["data"]["game"]]
+    rules = GAMES[events[0]["data"]["game"]].rules
     state = play.fold(
         rules, events[0]["game_id"], [Event("game_created", "system", events[0]["data"])]
     )

@@ -5,6 +5,10 @@ have legal actions and nobody else does; each chosen action is accepted by ``dec
 other listed actions are accepted by ``check`` too. At the end: the game ended within its
 bound, versions have no gaps, and folding the log from scratch gives the live state.
 Game-specific invariants (Arktia's conservation of pieces) run after every event.
+
+Every game in the registry is played, so a newly registered game is covered at once:
+``SETUPS`` lists the setups worth playing for the games that have options, and a game
+without an entry is played at each player count it allows, with no options.
 """
 
 from __future__ import annotations
@@ -16,14 +20,18 @@ from typing import Any
 import pytest
 
 from domain.engine import play, rng
+from domain.engine.game import Game
+from domain.engine.rules import Rules
 from domain.engine.types import GAME_CREATED, SYSTEM, Event, GameCreated, GameState, SeatInfo
 from domain.games import GAMES
 from domain.games.arktia.board import ArktiaBoard, keeps_together
 from domain.games.arktia.stacks import NEUTRAL
 
 Invariant = Callable[[GameState[Any], GameState[Any], Event], None]
+Setup = tuple[int, dict[str, Any]]
 
-SETUPS: dict[str, list[tuple[int, dict[str, Any]]]] = {
+#: Setups to play, for games whose options deserve their own games (by wire name).
+SETUPS: dict[str, list[Setup]] = {
     "arktia": [
         (2, {}),
         (3, {}),
@@ -67,37 +75,68 @@ def _has_neutrals(state: GameState[Any]) -> bool:
 INVARIANTS: dict[str, Invariant] = {"arktia": _arktia_conservation}
 
 
+def _setups(game: Game[Any]) -> list[Setup]:
+    """``SETUPS``' entry for ``game``, else every player count it allows with no options."""
+    explicit = SETUPS.get(game.name)
+    if explicit is not None:
+        return explicit
+    return [(seats, {}) for seats in range(game.rules.min_players, game.rules.max_players + 1)]
+
+
 def _cases() -> list[tuple[str, int, dict[str, Any], int]]:
     return [
-        (game, seats, options, seed)
-        for game, setups in SETUPS.items()
-        for seats, options in setups
+        (name, seats, options, seed)
+        for name, game in sorted(GAMES.items())
+        for seats, options in _setups(game)
         for seed in range(GAMES_PER_SETUP)
     ]
 
 
 def test_every_hosted_game_is_played_through() -> None:
-    assert set(SETUPS) == set(GAMES)
+    assert set(SETUPS) <= set(GAMES), "a setup for a game that is not hosted"
+    assert {case[0] for case in _cases()} == set(GAMES)
+
+
+def test_a_game_without_setups_plays_every_player_count_without_options() -> None:
+    from tests.fixtures.pig import GAME as PIG
+
+    assert PIG.name not in SETUPS
+    low, high = PIG.rules.min_players, PIG.rules.max_players
+    assert _setups(PIG) == [(seats, {}) for seats in range(low, high + 1)]
+    play_through(PIG, players=low, options={}, games=2)  # a bundle plays, registered or not
 
 
 def _step(
-    state: GameState[Any], event: Event, invariant: Invariant | None, log: list[Event]
+    rules: Rules[Any],
+    state: GameState[Any],
+    event: Event,
+    invariant: Invariant | None,
+    log: list[Event],
 ) -> GameState[Any]:
-    after = play.apply(GAMES[state.created.game], state, event)
+    after = play.apply(rules, state, event)
     if invariant is not None:
         invariant(state, after, event)
     log.append(event)
     return after
 
 
-def _created(game: str, seats: int, options: dict[str, Any]) -> GameCreated:
+def _created(game: Game[Any], seats: int, options: dict[str, Any]) -> GameCreated:
     return GameCreated(
-        game=game,
-        rules_version=GAMES[game].rules_version,
+        game=game.name,
+        rules_version=game.rules.rules_version,
         options=options,
         seats=tuple(SeatInfo(i, f"p{i}") for i in range(seats)),
         seed_commitment="0" * 64,
     )
+
+
+def play_through(
+    game: Game[Any], players: int, options: dict[str, Any], games: int = GAMES_PER_SETUP
+) -> None:
+    """Play ``games`` seeded random games of ``game`` (a bundle, registered or not), with
+    every check of this module."""
+    for seed in range(games):
+        play_one(game, players, options, seed)
 
 
 @pytest.mark.parametrize(
@@ -106,12 +145,17 @@ def _created(game: str, seats: int, options: dict[str, Any]) -> GameCreated:
     ids=lambda v: str(v) if not isinstance(v, dict) else "-".join(map(str, v.items())) or "default",
 )
 def test_random_playthrough(game: str, seats: int, options: dict[str, Any], seed: int) -> None:
-    rules = GAMES[game]
-    chooser = random.Random(f"{game}/{seats}/{options}/{seed}")
+    play_one(GAMES[game], seats, options, seed)
+
+
+def play_one(game: Game[Any], seats: int, options: dict[str, Any], seed: int) -> None:
+    """One seeded random game of ``game`` from legal actions only, checked throughout."""
+    rules = game.rules
+    chooser = random.Random(f"{game.name}/{seats}/{options}/{seed}")
     created = _created(game, seats, options)
     log = [Event(GAME_CREATED, SYSTEM, created.to_json())]
     state = play.fold(rules, f"p{seed}", log)
-    invariant = INVARIANTS.get(game)
+    invariant = INVARIANTS.get(game.name)
     for _ in range(MAX_STEPS):
         to_act = play.to_act(rules, state)
         for seat in range(seats):
@@ -126,7 +170,7 @@ def test_random_playthrough(game: str, seats: int, options: dict[str, Any], seed
                 SEED, state.game_id, state.version + 1, draw.label, draw.kind, draw.n
             )
             for event in play.resolve_draw(rules, state, outcome):
-                state = _step(state, event, invariant, log)
+                state = _step(rules, state, event, invariant, log)
             continue
         assert to_act, "a live game always has someone to act"
         seat = chooser.choice(to_act)
@@ -137,7 +181,7 @@ def test_random_playthrough(game: str, seats: int, options: dict[str, Any], seed
         weights = [0.05 if a.type == "retire" else 1.0 for a in actions]
         action = chooser.choices(actions, weights)[0]
         for event in play.decide(rules, state, seat, action):
-            state = _step(state, event, invariant, log)
+            state = _step(rules, state, event, invariant, log)
     else:
         pytest.fail(f"the game did not end within {MAX_STEPS} steps")
     assert state.version == len(log)

@@ -27,7 +27,7 @@ def positions(
 ) -> Iterator[GameState[Any]]:
     """Every position of a random game where a seat must act; ``overrides`` replaces the
     outcome of the setup draws with those labels (a different hidden deal)."""
-    rules = GAMES[game]
+    rules = GAMES[game].rules
     state = new_game(game, seats, game_id, **options)
     chooser = random.Random(7)
     while not state.over:
@@ -58,11 +58,12 @@ CASES: list[tuple[str, int, dict[str, Any]]] = [
 def test_every_viewer_sees_the_sampled_world_as_the_true_one(
     game: str, seats: int, options: dict[str, Any]
 ) -> None:
-    rules = GAMES[game]
+    bundle = GAMES[game]
+    rules = bundle.rules
     generator = SplitMix64(1)
     checked = 0
     for state in positions(game, seats, f"views-{game}", **options):
-        world = sample_world(state, generator)
+        world = sample_world(bundle, state, generator)
         for viewer in (*range(seats), None):
             assert rules.view(world.board, viewer) == rules.view(state.board, viewer)
         assert play.legal_actions(rules, world, play.to_act(rules, state)[0]) == (
@@ -94,15 +95,16 @@ def test_games_differing_only_in_secrets_give_the_same_sampled_worlds(
     # The same random actions in both games, as long as their public states agree.
     truth = positions(game, seats, "twins", deals[0])
     twin = positions(game, seats, "twins", deals[1])
-    rules = GAMES[game]
+    bundle = GAMES[game]
+    rules = bundle.rules
     compared = 0
     for real, other in zip(truth, twin, strict=False):
         if rules.view(real.board, None) != rules.view(other.board, None):
             break  # a secret came out (a tile flipped, a report exposed): the twins part
         assert real.board != other.board, "the twins must differ in a secret"
         for seed in range(3):
-            mine = sample_world(real, SplitMix64(seed))
-            theirs = sample_world(other, SplitMix64(seed))
+            mine = sample_world(bundle, real, SplitMix64(seed))
+            theirs = sample_world(bundle, other, SplitMix64(seed))
             assert mine.board == theirs.board
         compared += 1
     assert compared >= 3
@@ -112,7 +114,8 @@ def test_games_differing_only_in_secrets_give_the_same_sampled_worlds(
 def test_samples_really_are_guesses(game: str, seats: int) -> None:
     """Not the truth handed through: different generators guess different secrets."""
     state = next(s for s in positions(game, seats, "guess") if s.version > 8)
-    boards = {repr(sample_world(state, SplitMix64(seed)).board) for seed in range(8)}
+    bundle = GAMES[game]
+    boards = {repr(sample_world(bundle, state, SplitMix64(seed)).board) for seed in range(8)}
     assert len(boards) > 1
 
 
@@ -122,7 +125,8 @@ def test_bots_cannot_tell_hidden_ice_report_orders_apart() -> None:
         {"reports_upper": list(range(13)), "reports_lower": [0, 1, 2, 3, 4]},
         {"reports_upper": [0, *range(12, 0, -1)], "reports_lower": [4, 3, 2, 1, 0]},
     )
-    rules = GAMES["ice-breakers"]
+    game = GAMES["ice-breakers"]
+    rules = game.rules
     twins = zip(
         positions("ice-breakers", 3, "blind", deals[0]),
         positions("ice-breakers", 3, "blind", deals[1]),
@@ -135,9 +139,19 @@ def test_bots_cannot_tell_hidden_ice_report_orders_apart() -> None:
         seat = play.to_act(rules, real)[0]
         for name, policy in LIGHT.items():
             picks = [
-                policy.choose(rules, s, seat, DrawStream(SEED, "blind", s.version + 1, "bot-0"))
+                policy.choose(game, s, seat, DrawStream(SEED, "blind", s.version + 1, "bot-0"))
                 for s in (real, other)
             ]
             assert picks[0] == picks[1], name
         compared += 1
     assert compared >= 3
+
+
+def test_a_game_that_hides_nothing_is_its_own_world() -> None:
+    """No sampler (Arktia): the world is the very state, and the generator is not touched."""
+    bundle = GAMES["arktia"]
+    assert bundle.bot.sample_world is None
+    state = next(positions("arktia", 2, "own-world"))
+    generator = SplitMix64(3)
+    assert sample_world(bundle, state, generator) is state
+    assert generator.next64() == SplitMix64(3).next64()

@@ -1,0 +1,48 @@
+"""The Flask application factory: settings and dependencies in, nothing connected at import.
+
+``create_app()`` with no arguments is what gunicorn serves (``floe run``): it builds Floe
+from the environment through ``service.bootstrap``. Tests pass their own settings, Redis
+client or clock, or a ready-built ``Floe``.
+"""
+
+from __future__ import annotations
+
+import redis
+from flask import Flask, request
+
+from service.api.errors import register_error_handlers
+from service.api.routes import v1
+from service.bootstrap import Floe, build
+from service.clock import Clock, utc_now
+from service.settings import Settings
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    floe: Floe | None = None,
+    redis_client: redis.Redis | None = None,
+    clock: Clock = utc_now,
+) -> Flask:
+    """Build the app around ``floe`` (default: built from ``settings`` and the rest)."""
+    if floe is None:
+        floe = build(settings, redis_client=redis_client, clock=clock)
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = floe.settings.max_body_bytes
+    app.config["FLOE_SETTINGS"] = floe.settings
+    app.extensions["floe"] = floe
+    limiter = floe.rate_limiter
+
+    @app.before_request
+    def rate_limit() -> None:
+        """Every ``/v1`` request counts against its address and token (429 when over)."""
+        if request.path == "/v1" or request.path.startswith("/v1/"):
+            limiter.check(request.remote_addr, request.headers.get("Authorization"))
+
+    app.register_blueprint(v1)
+    if floe.settings.bench_routes:
+        from service.api.bench_routes import bench
+
+        app.register_blueprint(bench)
+    register_error_handlers(app)
+    return app

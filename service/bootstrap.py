@@ -1,0 +1,93 @@
+"""The composition root: the one place Floe's parts are built and wired together.
+
+The API (``service.api.app.create_app``), the worker (``floe worker``), the CLI and the
+benchmarks all call ``build``; tests call it too, passing their own Redis, clock, queue or
+fault hooks. Nothing connects at import time: a connection is made here, when asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import redis
+
+from domain.ai import POLICIES
+from domain.ai.policy import Policy
+from domain.games import load_game_module
+from service.access import Viewer, resolve
+from service.automation import Automation, JobHooks
+from service.clock import Clock, utc_now
+from service.commands import GameCommands
+from service.follow_ups import JobQueue
+from service.jobs import RqJobQueue
+from service.queries import GameQueries
+from service.ratelimit import Limits, RateLimiter
+from service.repository import GameRepository
+from service.settings import Settings
+from service.store import RedisEventStore
+
+
+@dataclass(frozen=True, slots=True)
+class Floe:
+    """Every part of a running Floe, built once per process."""
+
+    settings: Settings
+    redis: redis.Redis
+    repository: GameRepository
+    commands: GameCommands
+    queries: GameQueries
+    automation: Automation
+    jobs: JobQueue
+    rate_limiter: RateLimiter
+
+    def viewer(self, authorization: str | None) -> Viewer:
+        """Who an ``Authorization`` header names: a seat, the organizer or a spectator."""
+        return resolve(authorization, self.repository.catalog, self.settings.organizer_token)
+
+
+def connect(settings: Settings) -> redis.Redis:
+    """A client for the event store (lazy: the first command connects)."""
+    return redis.Redis.from_url(
+        settings.store_url, socket_connect_timeout=2, health_check_interval=10
+    )
+
+
+def load_games(modules: Iterable[str]) -> None:
+    """Register the extra game packages named in the settings (each exports ``GAME``)."""
+    for name in modules:
+        load_game_module(name)
+
+
+def build(
+    settings: Settings | None = None,
+    *,
+    redis_client: redis.Redis | None = None,
+    clock: Clock = utc_now,
+    jobs: JobQueue | None = None,
+    policies: Mapping[str, Policy] = POLICIES,
+    hooks: JobHooks | None = None,
+) -> Floe:
+    """Build Floe from ``settings`` (default: the environment) and what tests pass in."""
+    settings = settings or Settings.from_env()
+    load_games(settings.game_modules)
+    client = redis_client or connect(settings)
+    repository = GameRepository(
+        RedisEventStore(client), clock, cache_size=settings.state_cache_games
+    )
+    queue = jobs or RqJobQueue(client)
+    limits = Limits(
+        per_token=settings.rate_limit_per_token,
+        per_address=settings.rate_limit_per_address,
+        window_seconds=settings.rate_limit_window_seconds,
+    )
+    return Floe(
+        settings=settings,
+        redis=client,
+        repository=repository,
+        commands=GameCommands(repository, queue),
+        queries=GameQueries(repository),
+        automation=Automation(repository, queue, policies, hooks),
+        jobs=queue,
+        rate_limiter=RateLimiter(client, limits, clock),
+    )

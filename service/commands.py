@@ -1,0 +1,259 @@
+"""The command handlers: typed commands in, domain and service errors out.
+
+Creating a game and playing a move are the two things a person asks of Floe. Each handler
+loads what it needs from the repository, lets the rules decide, appends in one round trip
+and enqueues what the game waits for next. Nothing here knows HTTP: refusals are
+``GameError`` (the rules) or ``ServiceError`` (conflicts, seats, seeds), and the API maps
+them to statuses.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.engine import play
+from domain.engine.errors import GameError
+from domain.engine.log import StoredEvent
+from domain.engine.rng import seed_commitment
+from domain.engine.types import JSON, SYSTEM, GameCreated, GameState, SeatInfo
+from domain.games import GAMES
+from service import tokens
+from service.access import Viewer
+from service.catalog import GameMeta
+from service.errors import InvalidRequest, VersionConflict, not_a_seat, organizer_only
+from service.follow_ups import JobQueue, next_job
+from service.repository import AWAITING_RANDOM, CommandRecord, GameRepository, Recorded
+from service.store import Duplicate
+from service.views import shown_events
+
+
+@dataclass(frozen=True, slots=True)
+class NewPlayer:
+    name: str
+    bot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CreateGame:
+    game: str
+    players: tuple[NewPlayer, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    #: 64 hex digits; only the organizer may choose a game's seed.
+    seed_hex: str | None = None
+    #: Seconds to wait for the setup draws before answering.
+    wait_seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PlayAction:
+    """``seat`` posts ``action``, decided against ``expected_version``.
+
+    ``seat`` is None when the caller holds no seat of this game (the organizer, say): the
+    command is still checked in order, and refused where a seat is needed.
+    """
+
+    seat: int | None
+    action: Mapping[str, Any]
+    expected_version: int
+    command_id: str
+    #: Seconds to wait for a draw the action leaves pending before answering.
+    wait_seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """A new game: its id, where it stands, and each human seat's token (shown once)."""
+
+    id: str
+    game: str
+    version: int
+    status: str
+    seats: tuple[tuple[SeatInfo, str | None], ...]
+    seed_commitment: str
+
+    def to_json(self) -> JSON:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "version": self.version,
+            "status": self.status,
+            "seats": [{**seat.to_json(), "token": token} for seat, token in self.seats],
+            "seed_commitment": self.seed_commitment,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """An accepted command: the events it appended, as viewers see them, and whether the
+    game still waits for a draw the command caused."""
+
+    version: int
+    events: list[JSON]
+    awaiting_random: bool
+
+    def to_json(self) -> JSON:
+        return {"version": self.version, "events": self.events}
+
+
+class GameCommands:
+    """Create games and play moves."""
+
+    def __init__(self, repository: GameRepository, jobs: JobQueue) -> None:
+        self._repository = repository
+        self._jobs = jobs
+
+    # ----- creating -----------------------------------------------------------------------
+
+    def create(self, command: CreateGame, viewer: Viewer) -> Created:
+        """Create a game; its setup draws go to a worker (``wait_seconds`` waits for them)."""
+        game = GAMES.get(command.game)
+        if game is None:
+            raise InvalidRequest("invalid_body", f"game: no game {command.game!r}")
+        rules = game.rules
+        if command.seed_hex is not None and not viewer.organizer:
+            raise organizer_only("supplying a seed", anonymous=viewer.anonymous)
+        players = command.players
+        if not rules.min_players <= len(players) <= rules.max_players:
+            raise InvalidRequest(
+                "player_count",
+                f"{game.name} is for {rules.min_players}-{rules.max_players} players",
+            )
+        seed = bytes.fromhex(command.seed_hex) if command.seed_hex else secrets.token_bytes(32)
+        game_id = secrets.token_hex(8)
+        seats = tuple(SeatInfo(i, p.name, p.bot) for i, p in enumerate(players))
+        created = GameCreated(
+            game.name, rules.rules_version, dict(command.options), seats, seed_commitment(seed)
+        )
+        state = play.new_game(rules, game_id, created)  # InvalidSetup for unusable options
+        seat_tokens = [
+            None if p.bot else tokens.new_token(game_id, i) for i, p in enumerate(players)
+        ]
+        token_hashes = tuple(t and tokens.token_hash(t) for t in seat_tokens)
+        meta = GameMeta(game_id, game.name, self._repository.clock(), seats, token_hashes)
+        self._repository.create(meta, state, seed_hex=seed.hex(), token_hashes=token_hashes)
+        status = play.status(rules, state)
+        self._follow_up(meta, state, status)
+        if status == AWAITING_RANDOM:
+            if command.wait_seconds > 0:
+                self._await_draws(meta, 1, command.wait_seconds)
+            state = self._repository.latest(meta)
+            status = play.status(rules, state)
+        return Created(
+            game_id,
+            game.name,
+            state.version,
+            status,
+            tuple(zip(seats, seat_tokens, strict=True)),
+            created.seed_commitment,
+        )
+
+    # ----- playing ------------------------------------------------------------------------
+
+    def play(self, meta: GameMeta, command: PlayAction) -> Accepted:
+        """Post one action. Refusals come in the order the API promises: malformed, stale
+        version, not a seat or not its turn, illegal.
+
+        A command this seat already had accepted gets the first answer instead of any
+        refusal (the append script catches a repeat that would otherwise succeed), so the
+        accepted path costs no extra round trip. When the action leaves the game waiting for
+        a draw, the answer waits up to ``wait_seconds`` for the worker's outcome.
+        """
+        try:
+            accepted = self._play(meta, command)
+        except (GameError, VersionConflict, InvalidRequest):
+            if command.seat is None:
+                raise
+            record = self._repository.command(meta.game_id, command.seat, command.command_id)
+            if record is None:
+                raise
+            return self._replay(meta, record)
+        if accepted.awaiting_random and command.wait_seconds > 0 and command.seat is not None:
+            return self._await_draw(meta, command, accepted)
+        return accepted
+
+    def _play(self, meta: GameMeta, command: PlayAction) -> Accepted:
+        action = meta.rules.parse_action(command.action)
+        expected = command.expected_version
+        # Decide against the cached head when it matches: the append script refuses it if the
+        # stream moved on, so only a mismatch or a refusal needs the catch-up read.
+        head = self._repository.cached_head(meta.game_id)
+        if head is None or head.state.version != expected:
+            head = self._repository.head(meta)
+        state = head.state
+        if expected != state.version:
+            raise VersionConflict(state.version, expected)
+        if command.seat is None:
+            raise not_a_seat()
+        try:
+            events, decided = play.step(meta.rules, state, command.seat, action)
+        except GameError as error:
+            latest = self._repository.latest(meta)  # refused by a stale cache? then: conflict
+            if latest.version != state.version:
+                raise VersionConflict(latest.version, expected) from error
+            raise
+        result = self._repository.append(
+            meta, head, events, decided, seat=command.seat, command_id=command.command_id
+        )
+        if isinstance(result, Duplicate):
+            return self._replay(meta, CommandRecord.from_json(result.record))
+        if not isinstance(result, Recorded):
+            raise VersionConflict(result.version, expected)
+        self._follow_up(meta, result.state, result.status)
+        return Accepted(
+            result.state.version,
+            shown_events(meta.rules, result.events, game_over=result.state.over),
+            result.awaiting_random,
+        )
+
+    def _follow_up(self, meta: GameMeta, state: GameState[Any], status: str) -> None:
+        """Enqueue what the game waits for next: a draw, or a bot seat's move."""
+        job = next_job(meta.bundle, state, status)
+        if job is not None:
+            self._jobs.enqueue(job, meta.game_id, state.version)
+
+    def _replay(self, meta: GameMeta, record: CommandRecord) -> Accepted:
+        """The first answer to a repeated command: the events it appended, as seen now."""
+        over = self._repository.latest(meta).over
+        events = self._repository.read(meta.game_id, after=record.first - 1, upto=record.last)
+        shown = shown_events(meta.rules, events, game_over=over)
+        return Accepted(record.last, shown, record.awaiting_random)
+
+    def _await_draw(self, meta: GameMeta, command: PlayAction, accepted: Accepted) -> Accepted:
+        """The answer once the command's draws are recorded, or the first if time runs out.
+
+        The command's record is updated to the completed answer, so that repeating the
+        command returns what this first answer said.
+        """
+        assert command.seat is not None
+        first = int(accepted.events[0]["version"])
+        drawn = self._await_draws(meta, accepted.version, command.wait_seconds)
+        completing = list(itertools.takewhile(lambda e: e.actor == SYSTEM, drawn))
+        if not completing:
+            return accepted
+        last = completing[-1].version
+        state = self._repository.state_at(meta, last)
+        pending = play.status(meta.rules, state) == AWAITING_RANDOM
+        record = CommandRecord(command.seat, first, last, pending)
+        self._repository.remember_command(meta.game_id, command.command_id, record)
+        return self._replay(meta, record)
+
+    def _await_draws(self, meta: GameMeta, after: int, wait_seconds: float) -> list[StoredEvent]:
+        """Block on the stream (never a sleep) until the game stops awaiting randomness."""
+        deadline = time.monotonic() + wait_seconds
+        later: list[StoredEvent] = []
+        while (remaining := deadline - time.monotonic()) > 0:
+            block = max(1, int(1000 * remaining))
+            later += self._repository.wait(meta.game_id, after=after, block_ms=block)
+            after = later[-1].version if later else after
+            # Judge by the last event collected, not the latest state: a draw made meanwhile
+            # must arrive in ``later`` too, or the answer would miss it.
+            if later:
+                state = self._repository.state_at(meta, after)
+                if play.status(meta.rules, state) != AWAITING_RANDOM:
+                    break
+        return later

@@ -1,0 +1,33 @@
+"""What a game waits for when no person is to act, and the queue that gets it done.
+
+After every append the game may wait on a worker: for a random draw (nobody may act until it
+is recorded) or for a bot seat's move. ``next_job`` says which, from the state alone, so the
+API, the worker and the sweeper always agree; a ``JobQueue`` carries the job to a worker.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from domain.ai import bot_to_move
+from domain.engine.game import Game
+from domain.engine.types import GameState
+from service.repository import AWAITING_RANDOM
+
+JobKind = Literal["draw", "bot"]
+
+
+class JobQueue(Protocol):
+    """Hands ``(game_id, version)`` jobs to the workers; a job for a stale version does
+    nothing, so enqueueing the same job twice is harmless."""
+
+    def enqueue(self, kind: JobKind, game_id: str, version: int) -> None: ...
+
+
+def next_job(game: Game[Any], state: GameState[Any], status: str) -> JobKind | None:
+    """The job the game waits for at ``state`` (whose status is ``status``), if any."""
+    if status == AWAITING_RANDOM:
+        return "draw"
+    if status == "active" and bot_to_move(game, state) is not None:
+        return "bot"
+    return None

@@ -1,0 +1,82 @@
+"""The queries: games as a viewer may see them, their events, their export and the list.
+
+Every answer passes through ``views``, the one place that decides what a viewer may see.
+Nothing here writes, and nothing knows HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from domain.engine import play
+from domain.engine.log import StoredEvent
+from domain.engine.types import JSON
+from service.access import Viewer
+from service.catalog import GameMeta
+from service.errors import organizer_only
+from service.repository import GameRepository
+from service.views import game_view, shown_events
+
+
+class GameQueries:
+    def __init__(self, repository: GameRepository) -> None:
+        self._repository = repository
+
+    def view(self, meta: GameMeta, viewer: Viewer, version: int | None = None) -> JSON:
+        """The game now, or at ``version``, as ``viewer`` may see it."""
+        seat = viewer.reader_seat(meta.game_id)
+        latest = self._repository.latest(meta)
+        state = latest if version is None else self._repository.state_at(meta, version)
+        return game_view(
+            meta.rules, state, seat, seats=meta.seats_json(), revealed_seed=latest.seed
+        )
+
+    def legal_actions(self, meta: GameMeta, viewer: Viewer) -> JSON:
+        seat = viewer.require_seat(meta.game_id)
+        state = self._repository.latest(meta)
+        actions = play.legal_actions(meta.rules, state, seat)
+        return {"version": state.version, "actions": [a.to_json() for a in actions]}
+
+    def events(self, meta: GameMeta, viewer: Viewer, *, after: int, limit: int) -> JSON:
+        viewer.reader_seat(meta.game_id)
+        state = self._repository.latest(meta)
+        upto = min(state.version, after + limit)
+        page = self._repository.read(meta.game_id, after=after, upto=upto)
+        return {
+            "version": state.version,
+            "events": shown_events(meta.rules, page, game_over=state.over),
+        }
+
+    def follow(self, meta: GameMeta, after: int, block_ms: int) -> list[StoredEvent]:
+        """Events after ``after``, waiting up to ``block_ms`` for the first (for SSE)."""
+        return self._repository.wait(meta.game_id, after=after, block_ms=block_ms)
+
+    def shown(self, meta: GameMeta, events: list[StoredEvent], *, game_over: bool) -> list[JSON]:
+        return shown_events(meta.rules, events, game_over=game_over)
+
+    def export(self, meta: GameMeta, viewer: Viewer) -> list[StoredEvent]:
+        """The full log: public once the game is over, before that only for the organizer."""
+        state = self._repository.latest(meta)
+        if not state.over and not viewer.organizer:
+            raise organizer_only("export before the end", anonymous=viewer.anonymous)
+        return self._repository.read(meta.game_id, upto=state.version)
+
+    def list_games(self, *, offset: int, limit: int) -> JSON:
+        store = self._repository.store
+        ids = store.list_ids(offset=offset, limit=limit)
+        games: list[dict[str, Any]] = []
+        for game_id, raw in zip(ids, store.metas(ids), strict=True):
+            if raw is None:
+                continue
+            games.append(
+                {
+                    "id": game_id,
+                    "game": raw["game"],
+                    "created_at": raw["created_at"],
+                    "version": int(raw["version"]),
+                    "status": raw.get("status", "active"),
+                    "seats": json.loads(raw["seats"]),
+                }
+            )
+        return {"games": games, "total": store.count(), "offset": offset, "limit": limit}

@@ -1,0 +1,251 @@
+"""Games as states: the event store behind a per-process cache of folded heads and snapshots.
+
+Everyone who needs a game's state asks here: the command handlers before deciding, the
+queries before showing, the worker before drawing. The head of each game is cached, so a
+move at version 5,000 costs what a move at version 10 costs, and an old version refolds from
+the nearest snapshot. The cache is derived from the stream: losing it costs time, never
+correctness.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from domain.engine import play
+from domain.engine.log import GENESIS_HASH, StoredEvent, seal
+from domain.engine.types import GAME_CREATED, GAME_OVER, SEED_REVEALED, SYSTEM, Event, GameState
+from service.catalog import Catalog, GameMeta
+from service.clock import Clock
+from service.errors import NotFound, unknown_game
+from service.state_cache import Head, StateCache
+from service.store import Conflict, Duplicate, EventStore
+
+AWAITING_RANDOM = "awaiting_random"
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """Events appended: the state after them, the events as stored, and its status."""
+
+    state: GameState[Any]
+    events: list[StoredEvent]
+    status: str
+
+    @property
+    def awaiting_random(self) -> bool:
+        return self.status == AWAITING_RANDOM
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRecord:
+    """What an accepted command did, kept so that repeating it returns the same answer.
+
+    Records say what happened (the seat, the versions it appended, whether it left the game
+    waiting for a draw), never how an interface answered. Records written before this shape
+    carried an HTTP ``status`` (202 meant a pending draw); ``from_json`` still reads them.
+    """
+
+    seat: int | str
+    first: int
+    last: int
+    awaiting_random: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "first": self.first,
+            "last": self.last,
+            "awaiting_random": self.awaiting_random,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CommandRecord:
+        pending = data.get("awaiting_random")
+        if pending is None:
+            pending = int(data.get("status", 201)) == 202
+        return cls(data["seat"], int(data["first"]), int(data["last"]), bool(pending))
+
+
+def command_key(seat: int | str, command_id: str) -> str:
+    """A command id names one command of one seat: seats cannot collide."""
+    return f"{seat}:{command_id}"
+
+
+class GameRepository:
+    """Heads, past versions and appends of games, through the cache and the store."""
+
+    def __init__(self, store: EventStore, clock: Clock, *, cache_size: int = 4096) -> None:
+        self.store = store
+        self.clock = clock
+        self._catalog = Catalog(store, cache_size)
+        self._cache = StateCache(cache_size)
+
+    # ----- what a game is -----------------------------------------------------------------
+
+    def meta(self, game_id: str) -> GameMeta:
+        """The game's metadata, or ``NotFound`` ``game_not_found``."""
+        return self._catalog.get(game_id)
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._catalog
+
+    # ----- reading states -----------------------------------------------------------------
+
+    def cached_head(self, game_id: str) -> Head | None:
+        """The head this process last saw, without asking the store (may be behind)."""
+        return self._cache.head(game_id)
+
+    def head(self, meta: GameMeta) -> Head:
+        """The game's newest state: the cached head caught up with whatever was appended."""
+        game_id = meta.game_id
+        cached = self._cache.head(game_id)
+        new_events = self.store.read(game_id, after=cached.state.version if cached else 0)
+        if not new_events:
+            if cached is None:
+                raise unknown_game(game_id)
+            return cached
+        if cached is None:
+            state, rest = self._genesis(meta, new_events[0]), new_events[1:]
+        else:
+            state, rest = cached.state, new_events
+        for stored in rest:
+            state = play.apply(meta.rules, state, stored.event)
+            self._cache.snapshot(state)
+        head = Head(state, new_events[-1].hash)
+        self._cache.advance(game_id, head)
+        return head
+
+    def latest(self, meta: GameMeta) -> GameState[Any]:
+        return self.head(meta).state
+
+    def state_at(self, meta: GameMeta, version: int) -> GameState[Any]:
+        """The state at ``version``, folded from the nearest snapshot below it."""
+        head = self.head(meta).state
+        if not 1 <= version <= head.version:
+            raise NotFound("version_not_found", f"versions of this game run 1..{head.version}")
+        if version == head.version:
+            return head
+        base = self._cache.nearest(meta.game_id, version)
+        if base is None:
+            events = self.store.read(meta.game_id, upto=version)
+            base, rest = self._genesis(meta, events[0]), events[1:]
+        else:
+            rest = self.store.read(meta.game_id, after=base.version, upto=version)
+        state = base
+        for stored in rest:
+            state = play.apply(meta.rules, state, stored.event)
+            self._cache.snapshot(state)
+        return state
+
+    def read(self, game_id: str, *, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
+        return self.store.read(game_id, after=after, upto=upto)
+
+    def wait(self, game_id: str, *, after: int, block_ms: int) -> list[StoredEvent]:
+        """Events after ``after``, blocking up to ``block_ms`` for the first (never a sleep)."""
+        return self.store.wait(game_id, after=after, block_ms=block_ms)
+
+    # ----- writing ------------------------------------------------------------------------
+
+    def create(
+        self,
+        meta: GameMeta,
+        state: GameState[Any],
+        *,
+        seed_hex: str,
+        token_hashes: Sequence[str | None],
+    ) -> StoredEvent:
+        """Store event 1 (``game_created``), the secret seed and the game's metadata."""
+        [first] = seal(
+            meta.game_id,
+            [Event(GAME_CREATED, SYSTEM, state.created.to_json())],
+            first_version=1,
+            prev_hash=GENESIS_HASH,
+            at=meta.created_at,
+            command_id=None,
+        )
+        fields = {
+            "game": meta.game,
+            "created_at": meta.created_at,
+            "seats": json.dumps(meta.seats_json()),
+            "tokens": json.dumps(list(token_hashes)),
+            "status": play.status(meta.rules, state),
+        }
+        self.store.create(
+            first, seed_hex=seed_hex, meta=fields, created_ms=_millis(meta.created_at)
+        )
+        self._cache.advance(meta.game_id, Head(state, first.hash))
+        self._catalog.remember(meta)
+        return first
+
+    def append(
+        self,
+        meta: GameMeta,
+        head: Head,
+        events: list[Event],
+        decided: GameState[Any],
+        *,
+        seat: int | str,
+        command_id: str | None,
+    ) -> Recorded | Duplicate | Conflict:
+        """Seal ``events`` after ``head`` and append them in one round trip; cache the result.
+
+        ``decided`` is the state after ``events``, as deciding them already folded it. A
+        game's last events are always ``game_over`` then ``seed_revealed``: the seed is added
+        here, the only place that reads it.
+        """
+        after = decided
+        if events[-1].type == GAME_OVER:
+            revealed = Event(SEED_REVEALED, SYSTEM, {"seed": self.store.seed(meta.game_id)})
+            events = [*events, revealed]
+            after = play.apply(meta.rules, after, revealed)
+        sealed = seal(
+            meta.game_id,
+            events,
+            first_version=head.state.version + 1,
+            prev_hash=head.hash,
+            at=self.clock(),
+            command_id=command_id,
+        )
+        status = play.status(meta.rules, after)
+        record = CommandRecord(
+            seat, sealed[0].version, sealed[-1].version, status == AWAITING_RANDOM
+        )
+        result = self.store.append(
+            sealed,
+            command_key=None if command_id is None else command_key(seat, command_id),
+            command_record=record.to_json(),
+            status=status,
+        )
+        if isinstance(result, Duplicate | Conflict):
+            return result
+        # Only a state whose events are stored may be cached: racers that lost decided
+        # states too, for the same version, and one of theirs must never become a snapshot.
+        self._cache.snapshot(after)
+        self._cache.advance(meta.game_id, Head(after, sealed[-1].hash))
+        return Recorded(after, sealed, status)
+
+    def command(self, game_id: str, seat: int | str, command_id: str) -> CommandRecord | None:
+        """The record of a command this seat had accepted, if any."""
+        raw = self.store.command(game_id, command_key(seat, command_id))
+        return None if raw is None else CommandRecord.from_json(raw)
+
+    def remember_command(self, game_id: str, command_id: str, record: CommandRecord) -> None:
+        """Replace an accepted command's record (its answer grew: the draw it waited for)."""
+        key = command_key(record.seat, command_id)
+        self.store.remember_command(game_id, key, record.to_json())
+
+    def seed(self, game_id: str) -> bytes:
+        return bytes.fromhex(self.store.seed(game_id))
+
+    def _genesis(self, meta: GameMeta, created: StoredEvent) -> GameState[Any]:
+        """The state at version 1 from the ``game_created`` event."""
+        return play.fold(meta.rules, meta.game_id, [created.event])
+
+
+def _millis(at: str) -> int:
+    return int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000)

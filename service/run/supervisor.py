@@ -1,0 +1,316 @@
+"""``floe run``: start Redis (unless ``REDIS_URL`` is set), the job worker and the API.
+
+A deliberately small supervisor for local use and demos: one command, one Ctrl-C. Every
+child runs in its own session so a terminal Ctrl-C reaches only this process, which then
+stops the children in order -- API and worker first (they may still write), Redis last.
+If any child dies the others are stopped and ``run`` returns non-zero, so a half-running
+system never looks healthy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.metadata
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import TextIO
+
+from service.run.redis_server import (
+    DURABLE_CONFIG,
+    RedisServer,
+    RedisServerError,
+    find_redis_server,
+    parent_death_signal,
+)
+from service.settings import Settings
+
+__all__ = [
+    "Child",
+    "Settings",
+    "ShutdownRequest",
+    "api_command",
+    "find_redis_server",
+    "gunicorn_has_control_socket",
+    "install_signal_handlers",
+    "parse_settings",
+    "run",
+    "start_child",
+    "start_embedded_redis",
+    "stop_children",
+    "supervise",
+    "worker_command",
+]
+
+POLL_INTERVAL = 0.1
+
+
+@dataclass
+class Child:
+    """A started component: its name, the address it serves, and its process."""
+
+    name: str
+    address: str
+    process: subprocess.Popen[bytes]
+
+
+@dataclass
+class ShutdownRequest:
+    """Counts SIGINT/SIGTERM received: one asks for a graceful stop, two for SIGKILL."""
+
+    signals: int = 0
+    names: list[str] = field(default_factory=list)
+
+    @property
+    def requested(self) -> bool:
+        return self.signals > 0
+
+    @property
+    def urgent(self) -> bool:
+        return self.signals > 1
+
+    def handle(self, signum: int, _frame: FrameType | None) -> None:
+        """Signal handler: only records, so it is safe at any point of the main loop."""
+        self.signals += 1
+        self.names.append(signal.Signals(signum).name)
+
+
+def parse_settings(argv: list[str], env: Mapping[str, str]) -> Settings:
+    """The settings from ``env``, with ``floe run``'s flags winning over it.
+
+    Raises ValueError for malformed environment values (argparse exits on bad flags).
+    """
+    settings = Settings.from_env(env)
+    parser = argparse.ArgumentParser(
+        prog="floe run",
+        description="Run Redis (unless REDIS_URL is set), the job worker and the HTTP API.",
+    )
+    parser.add_argument("--host", default=settings.host, help="API bind address")
+    parser.add_argument("--port", type=int, default=None, help="API port (env PORT, 8000)")
+    parser.add_argument(
+        "--data-dir",
+        default=str(settings.data_dir),
+        help="where the embedded Redis keeps its data (env FLOE_DATA_DIR, .floe-data)",
+    )
+    args = parser.parse_args(argv)
+    return dataclasses.replace(
+        settings,
+        host=args.host,
+        port=settings.port if args.port is None else args.port,
+        data_dir=Path(args.data_dir),
+    )
+
+
+def worker_command(python: str) -> list[str]:
+    """argv of the RQ job worker."""
+    return [python, "-m", "service.cli", "worker"]
+
+
+def gunicorn_has_control_socket() -> bool:
+    """True for gunicorn >= 25.1, which opens a control socket shared by all instances.
+
+    The default path is per user (``~/.gunicorn/gunicorn.ctl``), so two ``floe run`` (or a
+    run and a test) would fight over it; we turn it off where the flag exists.
+    """
+    try:
+        release = importlib.metadata.version("gunicorn")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    numbers = [int(part) for part in re.findall(r"\d+", release)[:2]]
+    return tuple(numbers) >= (25, 1)
+
+
+def api_command(settings: Settings, *, control_socket_flag: bool | None = None) -> list[str]:
+    """argv of gunicorn serving the Flask app factory with threaded workers.
+
+    ``control_socket_flag``: pass ``--no-control-socket`` (None: if gunicorn knows it).
+    """
+    if control_socket_flag is None:
+        control_socket_flag = gunicorn_has_control_socket()
+    extra = ["--no-control-socket"] if control_socket_flag else []
+    return [
+        settings.python, "-m", "gunicorn",
+        "--bind", f"{settings.host}:{settings.port}",
+        "--worker-class", "gthread",
+        "--workers", str(settings.web_workers),
+        "--threads", str(settings.web_threads),
+        "--graceful-timeout", str(max(1, int(settings.stop_timeout) - 1)),
+        "--access-logfile", "-",
+        *extra,
+        "service.api.app:create_app()",
+    ]  # fmt: skip
+
+
+def start_embedded_redis(data_dir: Path, *, executable: str | None = None) -> RedisServer:
+    """Start the durable local Redis in ``<data_dir>/redis``, reachable only by unix socket.
+
+    ``port 0`` means no TCP listener, so it can never clash with (or be mistaken for)
+    another Redis on the machine; every write is fsynced to the AOF before it is acked.
+    """
+    redis_dir = (data_dir / "redis").resolve()
+    server = RedisServer(
+        redis_dir,
+        unix_socket=redis_dir / "redis.sock",
+        config=DURABLE_CONFIG,
+        executable=executable,
+    )
+    return server.start()
+
+
+def start_child(
+    name: str,
+    address: str,
+    argv: list[str],
+    env: Mapping[str, str],
+    *,
+    popen: Callable[..., subprocess.Popen[bytes]] = subprocess.Popen,
+) -> Child:
+    """Start one component in its own session (see the module docstring for why)."""
+    process = popen(
+        argv,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=parent_death_signal(),
+    )
+    return Child(name=name, address=address, process=process)
+
+
+def install_signal_handlers(request: ShutdownRequest) -> Callable[[], None]:
+    """Route SIGINT/SIGTERM to ``request``; returns a function restoring the old handlers."""
+    previous = {sig: signal.signal(sig, request.handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            if handler is not None:  # None: installed outside Python, cannot be restored
+                signal.signal(sig, handler)
+
+    return restore
+
+
+def supervise(
+    children: Iterable[Child],
+    request: ShutdownRequest,
+    *,
+    poll_interval: float = POLL_INTERVAL,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Child | None:
+    """Block until a shutdown is requested (returns None) or a child exits (returns it)."""
+    watched = list(children)
+    while not request.requested:
+        for child in watched:
+            if child.process.poll() is not None:
+                return child
+        sleep(poll_interval)
+    return None
+
+
+def stop_children(
+    children: Iterable[Child],
+    timeout: float,
+    request: ShutdownRequest | None = None,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """SIGTERM all children at once, wait up to ``timeout``, then SIGKILL the stragglers.
+
+    A further Ctrl-C (``request.urgent``) skips the wait.
+    """
+    alive = [c for c in children if c.process.poll() is None]
+    for child in alive:
+        child.process.terminate()
+    deadline = clock() + timeout
+    while alive and clock() < deadline and not (request is not None and request.urgent):
+        alive = [c for c in alive if c.process.poll() is None]
+        if alive:
+            sleep(POLL_INTERVAL)
+    for child in alive:
+        if child.process.poll() is None:
+            child.process.kill()
+        child.process.wait()
+
+
+def _describe_exit(child: Child) -> str:
+    code = child.process.returncode
+    if code is not None and code < 0:
+        return f"{child.name} was killed by {signal.Signals(-code).name}"
+    return f"{child.name} exited with status {code}"
+
+
+def run(
+    argv: list[str] | None = None,
+    *,
+    environ: MutableMapping[str, str] | None = None,
+    out: TextIO | None = None,
+) -> int:
+    """Entry point of ``floe run``: start everything, wait, stop everything; exit status.
+
+    ``argv`` holds the arguments after ``run`` (None: ``sys.argv[2:]``, as in
+    ``floe run --port 9000``). Returns 0 after a requested shutdown, non-zero if a
+    component failed to start or died.
+    """
+    env = os.environ if environ is None else environ
+    stream = sys.stdout if out is None else out
+
+    def say(message: str) -> None:
+        print(f"floe: {message}", file=stream, flush=True)
+
+    try:
+        settings = parse_settings(sys.argv[2:] if argv is None else argv, env)
+    except ValueError as exc:
+        say(f"error: {exc}")
+        return 2
+
+    request = ShutdownRequest()
+    restore_signals = install_signal_handlers(request)
+    redis: RedisServer | None = None
+    children: list[Child] = []
+    try:
+        if settings.redis_url is None:
+            try:
+                redis = start_embedded_redis(settings.data_dir)
+            except (RedisServerError, ValueError) as exc:
+                say(f"error: could not start Redis: {exc}")
+                return 1
+            redis_url = redis.url
+            say(f"redis   {redis_url}  (pid {redis.pid}, data {redis.data_dir})")
+        else:
+            redis_url = settings.redis_url
+            say(f"redis   {redis_url}  (external, from REDIS_URL)")
+        child_env = {**env, "REDIS_URL": redis_url}
+
+        for _ in range(settings.job_workers):
+            worker = start_child("worker", redis_url, worker_command(settings.python), child_env)
+            children.append(worker)
+            say(f"worker  {redis_url}  (pid {worker.process.pid})")
+        api_address = f"http://{settings.host}:{settings.port}"
+        api = start_child("api", api_address, api_command(settings), child_env)
+        children.append(api)
+        say(f"api     {api_address}  (pid {api.process.pid})")
+
+        watched = list(children)
+        if redis is not None and redis.process is not None:
+            watched.append(Child("redis", redis_url, redis.process))
+        died = supervise(watched, request)
+        if died is not None:
+            say(f"error: {_describe_exit(died)}; stopping the others")
+            status = died.process.returncode or 1
+            return status if status > 0 else 1
+        say(f"received {request.names[0]}; stopping")
+        return 0
+    finally:
+        stop_children(children, settings.stop_timeout, request)
+        if redis is not None:
+            redis.stop(timeout=settings.stop_timeout)
+        restore_signals()
+        if children or redis is not None:
+            say("stopped")

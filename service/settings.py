@@ -1,0 +1,116 @@
+"""Every setting of every Floe process, read from the environment in one place.
+
+The API, the worker, ``floe run`` and the benchmarks all take a ``Settings``; nothing else
+reads ``os.environ`` for configuration. Values are checked as they are read, so a typo in a
+variable stops the process with a message naming it instead of surfacing later.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+_N = TypeVar("_N", int, float)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    #: The event store; None means "not set": ``floe run`` then starts its own Redis, and
+    #: the other commands use ``DEFAULT_REDIS_URL``.
+    redis_url: str | None = None
+    organizer_token: str | None = None
+    #: Extra game packages to load by module name (each exports ``GAME``), e.g. plugins.
+    game_modules: tuple[str, ...] = ()
+    # --- the API ---
+    max_body_bytes: int = 64 * 1024
+    sse_max_seconds: float = 300.0
+    sse_heartbeat_seconds: float = 15.0
+    state_cache_games: int = 4096
+    bench_routes: bool = False
+    #: Requests per window per token (hashed) and per client address; 0 = off.
+    rate_limit_per_token: int = 6000
+    rate_limit_per_address: int = 30000
+    rate_limit_window_seconds: int = 60
+    # --- the worker ---
+    sweep_seconds: float = 5.0
+    # --- floe run ---
+    host: str = "127.0.0.1"
+    port: int = 8000
+    web_workers: int = 2
+    web_threads: int = 8
+    #: RQ workers: more than one, so a bot thinking does not hold up everyone's dice.
+    job_workers: int = 2
+    data_dir: Path = Path(".floe-data")
+    stop_timeout: float = 10.0
+    python: str = field(default=sys.executable)
+
+    @property
+    def store_url(self) -> str:
+        """The Redis to connect to: ``REDIS_URL``, or the local default."""
+        return self.redis_url or DEFAULT_REDIS_URL
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Settings from ``env`` (default ``os.environ``); ValueError names a bad variable."""
+        env = os.environ if env is None else env
+        read = _Reader(env)
+        return cls(
+            redis_url=env.get("REDIS_URL") or None,
+            organizer_token=env.get("FLOE_ORGANIZER_TOKEN") or None,
+            game_modules=tuple(
+                name.strip() for name in env.get("FLOE_GAME_MODULES", "").split(",") if name.strip()
+            ),
+            sse_max_seconds=read.number("FLOE_SSE_MAX_SECONDS", 300.0),
+            bench_routes=env.get("FLOE_BENCH_ROUTES") == "1",
+            sweep_seconds=read.number("FLOE_SWEEP_SECONDS", 5.0, zero_ok=True),
+            rate_limit_per_token=read.integer("FLOE_RATE_LIMIT_PER_TOKEN", 6000, zero_ok=True),
+            rate_limit_per_address=read.integer("FLOE_RATE_LIMIT_PER_ADDRESS", 30000, zero_ok=True),
+            rate_limit_window_seconds=read.integer(
+                "FLOE_RATE_LIMIT_WINDOW_SECONDS", 60, zero_ok=True
+            ),
+            port=read.integer("PORT", 8000),
+            web_workers=read.integer("FLOE_WEB_WORKERS", 2),
+            web_threads=read.integer("FLOE_WEB_THREADS", 8),
+            job_workers=read.integer("FLOE_JOB_WORKERS", 2),
+            data_dir=Path(env.get("FLOE_DATA_DIR") or ".floe-data"),
+            stop_timeout=read.number("FLOE_STOP_TIMEOUT", 10.0),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Reader:
+    """Numbers from the environment: blank means the default; anything else must parse."""
+
+    env: Mapping[str, str]
+
+    def integer(self, name: str, default: int, *, zero_ok: bool = False) -> int:
+        raw = self.env.get(name, "").strip()
+        if not raw:
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+        return self._checked(name, value, zero_ok)
+
+    def number(self, name: str, default: float, *, zero_ok: bool = False) -> float:
+        raw = self.env.get(name, "").strip()
+        if not raw:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"{name} must be a number, got {raw!r}") from None
+        return self._checked(name, value, zero_ok)
+
+    @staticmethod
+    def _checked(name: str, value: _N, zero_ok: bool) -> _N:
+        if value < 0 or (value == 0 and not zero_ok):
+            wanted = "zero or more" if zero_ok else "positive"
+            raise ValueError(f"{name} must be {wanted}, got {value}")
+        return value
