@@ -1,49 +1,85 @@
-# Developer entry points. Works on a fresh clone with only python3 and make:
-# the first target that needs the virtualenv creates it and installs the project.
+# Developer entry points. Works on a fresh clone with only python3 and make: the first
+# target that needs the virtualenv creates it and installs into it from a lock file.
+#
+#   requirements/run.txt  the runtime dependencies, pinned: all that `make run` installs
+#   requirements/dev.txt  runtime + dev extra (tests, linters, fuzzers, client generator, pip-tools)
+#
+# Both also pin Floe's own build requirements (pyproject.toml [build-system]), and both are
+# generated from pyproject.toml by `make lock` (pip-compile): never edit them by hand. The
+# index comes from pip's own configuration: no URL is written here or in the locks.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+PIP    := $(BIN)/python -m pip --disable-pip-version-check
+RUN_LOCK := requirements/run.txt
+DEV_LOCK := requirements/dev.txt
+# One stamp per lock, written only on success; each is redone when its lock (or pyproject.toml:
+# entry points, package list) is newer, so pulling a new lock re-installs on the next make.
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
 PYTEST_ARGS ?=
 # e.g. make bench BENCH_ARGS=--quick (python -m bench --help lists the knobs)
 BENCH_ARGS ?=
+# e.g. make lock LOCK_ARGS=--upgrade, or LOCK_ARGS='--upgrade-package flask'
+LOCK_ARGS ?=
+PIP_COMPILE := CUSTOM_COMPILE_COMMAND='make lock' $(BIN)/python -m piptools compile --quiet --allow-unsafe \
+	--strip-extras --no-emit-index-url --no-emit-trusted-host --no-emit-find-links \
+	--no-emit-options --build-deps-for editable $(LOCK_ARGS)
 
 # Lint only the source trees that exist yet (ruff fails on missing paths).
 LINT_PATHS := $(wildcard domain service replay bench tests)
 
 .DELETE_ON_ERROR:
-.PHONY: .venv install run test lint bench bench-ai bench-ai-full clean
+.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full clean
 
-.venv install: $(STAMP)
+# The runtime only (what `make run` needs); install-dev adds every development tool.
+.venv install: $(RUN_STAMP)
+install-dev: $(DEV_STAMP)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Re-install whenever the dependency list changes; the stamp is written only on success.
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[dev]'
+# The lock first, then Floe itself without dependencies (editable: the code is this tree).
+# Each lock also pins Floe's build requirements (setuptools, wheel), so Floe is built with
+# those, not in an isolated environment fetched afresh on every install.
+INSTALL_FLOE := $(PIP) install --progress-bar off --no-deps --no-build-isolation -e .
+
+$(RUN_STAMP): $(RUN_LOCK) pyproject.toml | $(BIN)/python
+	$(PIP) install --progress-bar off -r $(RUN_LOCK)
+	$(INSTALL_FLOE)
 	touch $@
 
-run: $(STAMP)
+$(DEV_STAMP): $(DEV_LOCK) pyproject.toml | $(BIN)/python
+	$(PIP) install --progress-bar off -r $(DEV_LOCK)
+	$(INSTALL_FLOE)
+	touch $@
+
+# Regenerate both locks from pyproject.toml, keeping every pin that still fits (LOCK_ARGS to
+# upgrade). dev.txt is constrained by run.txt, so tests run the very versions `make run` does.
+lock: $(DEV_STAMP)
+	$(PIP_COMPILE) --output-file $(RUN_LOCK) pyproject.toml
+	$(PIP_COMPILE) --extra dev --constraint $(RUN_LOCK) --output-file $(DEV_LOCK) pyproject.toml
+
+run: $(RUN_STAMP)
 	$(BIN)/floe run
 
 # No path given: pytest uses testpaths = ["tests"] from pyproject.toml.
-test: $(STAMP)
+test: $(DEV_STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 # Bot strength and think time: quick (about 15 minutes), or the full 200 games per pairing.
-bench-ai: $(STAMP)
+bench-ai: $(DEV_STAMP)
 	$(BIN)/python -m bench.ai $(BENCH_AI_ARGS)
 
-bench-ai-full: $(STAMP)
+bench-ai-full: $(DEV_STAMP)
 	$(BIN)/python -m bench.ai --full --resume $(BENCH_AI_ARGS)
 
 clean:

@@ -1,5 +1,16 @@
 """``floe replay``: export a game, verify any number of games in parallel, and look at one
-version by version (``show`` prints a version, ``step`` walks through them)."""
+version by version (``show`` prints a version, ``step`` walks through them).
+
+Every file is untrusted input: ``verify`` gives each its own verdict whatever it holds, and
+``show``/``step`` audit the log first and show only the versions the audit passed, under a
+banner saying why the others are not shown (docs/replay.md).
+
+Exit codes: ``verify`` 0 when every verdict is ok, else 1; ``show``/``step`` 0 when shown, 1
+when the version asked for lies in the part of the log that fails verification, 2 when
+nothing can be shown (unreadable, no usable first event, no such version, no terminal).
+Every command exits 141 (128 + SIGPIPE, as a process killed by it would) without a word
+when whoever reads its output stops reading (``floe replay show x.jsonl | head -1``).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +18,12 @@ import argparse
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from replay import source
 from replay.verify import Verdict, verify_lines
@@ -17,65 +31,157 @@ from replay.verify import Verdict, verify_lines
 if TYPE_CHECKING:
     from replay.timeline import Timeline
 
+#: The exit code when stdout is a pipe nobody reads any more.
+PIPE_CLOSED = 141
+
+VERIFY_HELP = """\
+output:
+  one line per game, in the order named: the file (and the game id it holds) or the game
+  id, then ok, incomplete or failed, where and why; then a summary line
+  "N ok, N incomplete, N failed". With --json, one JSON object per game and line, with
+  the keys file (null for a game id), game_id (null when the log holds none), status,
+  events, version and reason (null unless failed), and no summary line.
+
+progress:
+  "verified N/M" goes to stderr, never to stdout: redrawn in place when stderr is a
+  terminal (the default there), one line per tenth with --progress when it is not.
+  --no-progress turns it off.
+
+exit codes:
+  0 every verdict is ok; 1 any is incomplete or failed; 2 bad arguments;
+  141 stdout was closed early (e.g. piped into head)."""
+
 
 def main(argv: list[str], *, open_store: source.OpenStore | None = None) -> int:
-    """``floe replay``; ``open_store`` opens the event store that game ids are read from."""
+    """``floe replay``; ``open_store`` opens the event store that game ids are read from.
+
+    A closed stdout (``| head -1``) ends the command quietly with ``PIPE_CLOSED``: stdout is
+    pointed at /dev/null so that the interpreter's last flush cannot complain either.
+    """
+    try:
+        code = _main(argv, open_store)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return PIPE_CLOSED
+    return code
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout: nothing will be flushed to it either
+        pass
+
+
+def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
     parser = argparse.ArgumentParser(prog="floe replay", description="audit and export games")
     commands = parser.add_subparsers(dest="command", required=True)
     export = commands.add_parser("export", help="write a game's export file (needs REDIS_URL)")
     export.add_argument("game_id")
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
-    check = commands.add_parser("verify", help="audit games: export files or ids")
+    check = commands.add_parser(
+        "verify",
+        help="audit games: export files or ids",
+        description="Audit games, each on its own: export files, or game ids with REDIS_URL.",
+        epilog=VERIFY_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     check.add_argument("games", nargs="+", help="export files, or game ids with REDIS_URL")
     check.add_argument("--json", action="store_true", help="one JSON verdict per line")
     check.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes")
-    show = commands.add_parser("show", help="print the state at one version")
+    check.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress on stderr (default: only when stderr is a terminal)",
+    )
+    show = commands.add_parser(
+        "show",
+        help="print the state at one version",
+        description="Print one version of a game. The log is verified first: only the "
+        "versions before its first failure are shown, under a banner saying where and why "
+        "verification fails (or that the log is incomplete).",
+    )
     show.add_argument("game", help="an export file, or a game id with REDIS_URL")
-    show.add_argument("--at", type=int, help="version (default: the last; negative: from the end)")
+    show.add_argument(
+        "--at",
+        type=int,
+        help="version (default: the last that can be shown; negative: counted back from it)",
+    )
     show.add_argument("--svg", action="store_true", help="an SVG picture instead of text")
     show.add_argument(
         "--colour", choices=("auto", "always", "never"), default="auto", help="ANSI colours"
     )
-    step = commands.add_parser("step", help="walk through a game's versions in the terminal")
+    step = commands.add_parser(
+        "step",
+        help="walk through a game's versions in the terminal",
+        description="Walk through a game's versions: <-/-> (h/l) step, Home/End, g go to, "
+        "Up/Down (j/k) and PgUp/PgDn scroll a board taller than the screen, < and > pan one "
+        "wider than it, q quit. The log is verified first, as for show.",
+    )
     step.add_argument("game", help="an export file, or a game id with REDIS_URL")
     step.add_argument("--at", type=int, help="the version to start at (default: 1)")
     args = parser.parse_args(argv)
     if args.command in ("show", "step"):
         return look(args, open_store)
     if args.command == "export":
-        lines = source.read_store(args.game_id, open_store)
+        try:
+            lines = source.read_store(args.game_id, open_store)
+        except source.StoreError as error:
+            print(f"cannot export {args.game_id}: {error}", file=sys.stderr)
+            return 2
         text = "".join(line + "\n" for line in lines)
         if args.output is None:
             sys.stdout.write(text)
         else:
             args.output.write_text(text, encoding="utf-8")
         return 0
-    verdicts = verify_all(
-        args.games, jobs=args.jobs, progress=sys.stderr.isatty(), open_store=open_store
-    )
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    verdicts = verify_all(args.games, jobs=args.jobs, progress=progress, open_store=open_store)
+    from replay.timeline import printable
+
     for verdict in verdicts:
-        print(json.dumps(verdict.to_json()) if args.json else str(verdict))
+        print(json.dumps(verdict.to_json()) if args.json else printable(str(verdict)))
+    if not args.json:
+        print(summary(verdicts))
     return 0 if all(v.status == "ok" for v in verdicts) else 1
 
 
+def summary(verdicts: list[Verdict]) -> str:
+    """``N ok, N incomplete, N failed``."""
+    counts = {status: 0 for status in ("ok", "incomplete", "failed")}
+    for verdict in verdicts:
+        counts[verdict.status] += 1
+    return ", ".join(f"{n} {status}" for status, n in counts.items())
+
+
 def look(args: argparse.Namespace, open_store: source.OpenStore | None = None) -> int:
-    """``show`` and ``step``: fold the game once, then print or walk its versions."""
-    from replay.timeline import TimelineError, load
+    """``show`` and ``step``: audit and fold the game once, then print or walk its versions."""
+    from replay.timeline import TimelineError, load, printable
+
+    def refuse(message: str, code: int) -> int:
+        print(printable(message), file=sys.stderr)
+        return code
 
     try:
         timeline = load(args.game, open_store)
     except OSError as error:
-        print(f"cannot read {args.game}: {error.strerror}", file=sys.stderr)
-        return 2
-    except (TimelineError, ValueError) as error:
-        print(f"cannot replay {args.game}: {error}", file=sys.stderr)
-        return 2
+        return refuse(f"cannot read {args.game}: {error.strerror or error}", 2)
+    except source.StoreError as error:
+        return refuse(f"cannot read {args.game}: {error}", 2)
+    except TimelineError as error:
+        return refuse(f"cannot replay {args.game}: {error}", 2)
     version = args.at
     if version is not None and version < 0:
         version += timeline.last + 1
-    if version is not None and not 1 <= version <= timeline.last:
-        print(f"no version {args.at}: {args.game} has 1..{timeline.last}", file=sys.stderr)
-        return 2
+    if version is not None and version < 1:
+        return refuse(f"no version {args.at}: {args.game} has 1..{timeline.last}", 2)
+    if version is not None and version > timeline.last:
+        code = 1 if version <= timeline.size else 2  # 1: the log has it, but it fails there
+        return refuse(f"{args.game}: {timeline.refusal(version)}", code)
     if args.command == "step":
         from replay.step import run
 
@@ -86,49 +192,66 @@ def look(args: argparse.Namespace, open_store: source.OpenStore | None = None) -
         return 0
     version = timeline.last if version is None else version
     if args.svg:
+        for line in timeline.banner:  # stdout is the picture: the warning goes beside it
+            print(f"floe replay: warning: {printable(line)}", file=sys.stderr)
         return show_svg(timeline, version)
     colour = args.colour == "always" or (args.colour == "auto" and sys.stdout.isatty())
-    print("\n".join(show_lines(timeline, version, colour=colour)))
+    for line in map(printable, timeline.banner):
+        print(f"\x1b[1;31m!! {line}\x1b[0m" if colour else f"!! {line}")
+    print("\n".join(map(printable, show_lines(timeline, version, colour=colour))))
     return 0
 
 
 def show_lines(timeline: Timeline, version: int, *, colour: bool) -> list[str]:
     """``show``'s text: the header, the event that made ``version``, then the board."""
     from domain.games import GAMES
-    from replay.step import event_lines, header, outcome_line
+    from replay.step import event_lines, header, outcome_line, scene
 
     return [
         header(timeline, version),
         *event_lines(timeline, version),
         outcome_line(timeline, version),
         "",
-        *GAMES[timeline.game].text(timeline.view(version), colour),
+        *GAMES[timeline.game].text(scene(timeline, version), colour),
     ]
 
 
 def show_svg(timeline: Timeline, version: int) -> int:
     """Print the SVG picture of ``version``, as the game's own ``svg`` draws it."""
     from domain.games import GAMES
+    from replay.step import scene
 
     title = f"{timeline.game_id} version {version}/{timeline.last}"
-    picture = GAMES[timeline.game].svg(timeline.view(version), title)
+    picture = GAMES[timeline.game].svg(scene(timeline, version, title))
     sys.stdout.write(picture if picture.endswith("\n") else picture + "\n")
     return 0
 
 
 def verify_one(name: str, lines: list[str] | None = None) -> Verdict:
-    """The verdict on one game: an export file, or ``lines`` already read from the store."""
-    if lines is None:
-        try:
-            lines = source.read_file(name)
-        except OSError as error:
-            return Verdict(name, "failed", 0, None, f"cannot read: {error.strerror}")
-    verdict = verify_lines(lines)
-    return (
-        verdict
-        if verdict.game_id
-        else Verdict(name, verdict.status, verdict.events, verdict.version, verdict.reason)
-    )
+    """The verdict on one game: export file ``name``, or the game with id ``name`` whose
+    ``lines`` were read from the store. Never raises: whatever goes wrong is its verdict."""
+    file = name if lines is None else None
+    try:
+        if lines is None:
+            try:
+                lines = source.read_file(name)
+            except OSError as error:
+                reason = f"cannot read: {error.strerror or error}"
+                return Verdict(None, "failed", 0, None, reason, file=name)
+        verdict = verify_lines(lines)
+        if file is None:
+            return replace(verdict, game_id=verdict.game_id or name)
+        return replace(verdict, file=file)
+    except Exception as error:  # a bug, not a verdict on the file: still never lose the others
+        return _failed(name, file, f"the verifier crashed: {type(error).__name__}: {error}")
+
+
+def _failed(name: str, file: str | None, reason: str) -> Verdict:
+    return Verdict(None if file else name, "failed", 0, None, reason[:240], file=file)
+
+
+#: What verifies one game: ``verify_one``, or a stand-in in tests.
+Check = Callable[[str, list[str] | None], Verdict]
 
 
 def verify_all(
@@ -137,22 +260,117 @@ def verify_all(
     jobs: int,
     progress: bool = False,
     open_store: source.OpenStore | None = None,
+    check: Check = verify_one,
 ) -> list[Verdict]:
-    """Verdicts in the order the games were named; many files run in parallel processes.
+    """Verdicts in the order the games were named, one for each whatever happens.
 
     Games named by id are read from the store here, in this process, and only their lines
-    travel to the workers.
+    travel to the workers. Four or more games run in ``jobs`` processes; if one of them dies
+    (the pool is then broken for every game still in it) those games are verified again, each
+    in a process of its own, so only the one that kills its process fails for it.
     """
-    logs = [None if source.is_file(name) else source.read_store(name, open_store) for name in names]
-    if jobs <= 1 or len(names) < 4:
-        return [verify_one(name, lines) for name, lines in zip(names, logs, strict=True)]
-    verdicts: list[Verdict] = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for done, verdict in enumerate(pool.map(verify_one, names, logs, chunksize=16), start=1):
-            verdicts.append(verdict)
-            if progress:
-                bar = "#" * (30 * done // len(names))
-                print(f"\r[{bar:<30}] {done}/{len(names)}", end="", file=sys.stderr, flush=True)
-    if progress:
-        print(file=sys.stderr)
-    return verdicts
+    meter = Progress(len(names), sys.stderr) if progress else None
+    verdicts: list[Verdict | None] = [None] * len(names)
+    work: list[tuple[int, str, list[str] | None]] = []
+    for index, name in enumerate(names):
+        if source.is_file(name):
+            work.append((index, name, None))
+            continue
+        try:
+            work.append((index, name, source.read_store(name, open_store)))
+        except source.StoreError as error:
+            verdicts[index] = _failed(name, None, f"no such file, and {error}")
+            _tick(meter)
+        except (Exception, SystemExit) as error:  # the store itself failed: this game only
+            verdicts[index] = _failed(name, None, f"cannot read from the event store: {error}")
+            _tick(meter)
+    if jobs <= 1 or len(work) < 4:
+        for index, name, lines in work:
+            verdicts[index] = _guarded(check, name, lines)
+            _tick(meter)
+    else:
+        lost = _in_pool(check, work, jobs, verdicts, meter)
+        for index, name, lines in lost:
+            verdicts[index] = _alone(check, name, lines)
+            _tick(meter)
+    if meter is not None:
+        meter.close()
+    return [v for v in verdicts if v is not None]
+
+
+def _guarded(check: Check, name: str, lines: list[str] | None) -> Verdict:
+    try:
+        return check(name, lines)
+    except Exception as error:
+        file = name if lines is None else None
+        return _failed(name, file, f"the verifier crashed: {type(error).__name__}: {error}")
+
+
+def _in_pool(
+    check: Check,
+    work: list[tuple[int, str, list[str] | None]],
+    jobs: int,
+    verdicts: list[Verdict | None],
+    meter: Progress | None,
+) -> list[tuple[int, str, list[str] | None]]:
+    """Verify ``work`` in a pool, filling ``verdicts``; what a dead worker took with it."""
+    lost = []
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+        futures: dict[Future[Verdict], tuple[int, str, list[str] | None]] = {}
+        for index, name, lines in work:
+            try:
+                futures[pool.submit(check, name, lines)] = (index, name, lines)
+            except BrokenProcessPool:  # a worker died already: the rest go alone
+                lost.append((index, name, lines))
+        for future in as_completed(futures):
+            index, name, lines = futures[future]
+            try:
+                verdicts[index] = future.result()
+            except BrokenProcessPool:
+                lost.append((index, name, lines))
+                continue
+            except Exception as error:  # a verdict that could not travel back, say
+                file = name if lines is None else None
+                verdicts[index] = _failed(name, file, f"the verifier crashed: {error!r}")
+            _tick(meter)
+    return sorted(lost)
+
+
+def _alone(check: Check, name: str, lines: list[str] | None) -> Verdict:
+    """Verify one game in a process of its own, so that if it dies only this game fails."""
+    file = name if lines is None else None
+    try:
+        with ProcessPoolExecutor(max_workers=1) as pool:
+            return pool.submit(check, name, lines).result()
+    except BrokenProcessPool:
+        return _failed(name, file, "the verifier's process died on this game")
+    except Exception as error:
+        return _failed(name, file, f"the verifier crashed: {error!r}")
+
+
+def _tick(meter: Progress | None) -> None:
+    if meter is not None:
+        meter.tick()
+
+
+class Progress:
+    """``verified N/M`` on ``stream`` (stderr): a bar redrawn in place on a terminal, or a
+    line each tenth of the way when the stream is a file or a pipe."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total, self.done, self.stream = total, 0, stream
+        self.live = stream.isatty()
+
+    def tick(self) -> None:
+        self.done += 1
+        if self.live:
+            bar = "#" * (30 * self.done // self.total)
+            self.stream.write(f"\r[{bar:<30}] verified {self.done}/{self.total}")
+        elif 10 * self.done // self.total != 10 * (self.done - 1) // self.total:
+            self.stream.write(f"verified {self.done}/{self.total}\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.live:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,7 +1,14 @@
 """``floe replay step``: walk through a game's versions in the terminal.
 
-``screen`` draws one frame as plain lines (pure, so tests need no terminal); ``run`` is the
-curses loop, which only maps keys to versions and paints what ``screen`` returns.
+``frame`` lays out one frame as lines (pure, so tests need no terminal); ``run`` is the
+curses loop, which only maps keys to versions and scroll offsets and paints what ``frame``
+returns.
+
+A frame keeps the header, the banner (why some versions cannot be shown, or that the log is
+incomplete), the event and whose turn it is at the top, and the key help at the bottom; the
+board gets the rows between. A board taller or wider than that scrolls (Up/Down or j/k a
+row, PgUp/PgDn a page, < and > half a screen sideways), with a line above it saying which
+rows and columns are in view, so nothing is lost on a small terminal.
 """
 
 from __future__ import annotations
@@ -11,13 +18,22 @@ import curses
 import json
 import os
 import re
+import textwrap
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from domain.engine.game import Scene
 from domain.games import GAMES
-from replay.timeline import Timeline
+from replay.timeline import Timeline, printable
 
-HELP = "<-/-> or h/l step  Home/End ends  g go to version  q quit"
+HELP = "<-/-> h/l step  Home/End  g go to  Up/Dn j/k PgUp/PgDn scroll  < > pan  q quit"
+#: The key help on screens too narrow for ``HELP``: the first that fits.
+SHORT_HELPS = (
+    "h/l step  j/k PgUp/PgDn scroll  < > pan  g go to  q quit",
+    "h/l step j/k scroll < > pan q quit",
+    "h/l j/k < > g q quit",
+)
 #: Escape sequences a terminal may send that curses does not know for this TERM.
 SEQUENCES = {
     "[C": "right",
@@ -32,6 +48,12 @@ SEQUENCES = {
     "OF": "end",
     "[4~": "end",
     "[8~": "end",
+    "[A": "up",
+    "OA": "up",
+    "[B": "down",
+    "OB": "down",
+    "[5~": "pageup",
+    "[6~": "pagedown",
 }
 KEYS = {
     curses.KEY_RIGHT: "right",
@@ -43,12 +65,35 @@ KEYS = {
     ord("g"): "goto",
     ord("q"): "quit",
     curses.KEY_RESIZE: "redraw",
+    curses.KEY_UP: "up",
+    ord("k"): "up",
+    curses.KEY_DOWN: "down",
+    ord("j"): "down",
+    curses.KEY_PPAGE: "pageup",
+    curses.KEY_NPAGE: "pagedown",
+    ord("<"): "pan left",
+    ord(","): "pan left",
+    ord(">"): "pan right",
+    ord("."): "pan right",
 }
 
 
 def compact(data: Any) -> str:
     """Event data as short one-line JSON."""
     return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+def scene(timeline: Timeline, version: int, title: str = "") -> Scene:
+    """What the game's pictures draw at ``version``: the spectator's view, the seat names,
+    the action that made this version (if a seat's) and the outcome once over."""
+    outcome = timeline.state(version).outcome
+    return Scene.of(
+        timeline.view(version),
+        names=[seat.name for seat in timeline.seats],
+        event=timeline.event(version),
+        outcome=None if outcome is None else outcome.to_json(),
+        title=title,
+    )
 
 
 def outcome_line(timeline: Timeline, version: int) -> str:
@@ -85,6 +130,20 @@ def header(timeline: Timeline, version: int) -> str:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One screenful: its lines; the board's first row and column in view (the scroll offsets
+    asked for, pulled into range); ``page``, how many board rows the screen holds; and the
+    whole board's size, ``rows`` by ``wide`` visible characters."""
+
+    lines: list[str]
+    top: int = 0
+    left: int = 0
+    page: int = 0
+    rows: int = 0
+    wide: int = 0
+
+
 def screen(
     timeline: Timeline,
     version: int,
@@ -94,27 +153,137 @@ def screen(
     prompt: str | None = None,
     colour: bool = False,
 ) -> list[str]:
-    """The frame for ``version``: at most ``height`` lines of at most ``width`` characters.
+    """The lines of ``frame`` for ``version``, scrolled to the board's top left corner."""
+    return frame(timeline, version, width, height, prompt=prompt, colour=colour).lines
 
-    With ``colour`` the board carries ANSI seat colours and lines are left whole: the painter
-    clips them by visible width.
 
-    The header, event and turn come first and the key help (or the ``g`` prompt) last; the
-    board fills what is left and is cut off when the terminal is too small.
+def frame(
+    timeline: Timeline,
+    version: int,
+    width: int,
+    height: int,
+    *,
+    prompt: str | None = None,
+    colour: bool = False,
+    top: int = 0,
+    left: int = 0,
+) -> Frame:
+    """The frame for ``version``: at most ``height`` lines of at most ``width`` visible
+    characters (with ``colour``, the board's ANSI seat colours do not count).
+
+    The header comes first, then the banner, the event and whose turn it is, wrapped to the
+    width; the key help (or the ``g`` prompt) comes last. The board gets the rows between,
+    from board row ``top`` and column ``left``; when it does not fit, the line above it says
+    which rows and columns are in view. On a screen too small for everything the top part
+    gives up lines (the event data first, the header last) so the board keeps half of it.
     """
     if width <= 0 or height <= 0:
-        return []
-    top = [
-        header(timeline, version),
-        *event_lines(timeline, version),
-        outcome_line(timeline, version),
-        "",
-    ]
-    board = GAMES[timeline.game].text(timeline.view(version), colour)
-    bottom = f"go to version (1-{timeline.last}): {prompt}_" if prompt is not None else HELP
-    body = (top + board)[: max(0, height - 1)]
-    lines = [*body, bottom] if height > 1 else [bottom]
-    return lines if colour else [line[:width] for line in lines]
+        return Frame([])
+    bottom = next((h for h in (HELP, *SHORT_HELPS) if len(h) <= width), SHORT_HELPS[-1])
+    if prompt is not None:
+        bottom = f"go to version (1-{timeline.last}): {prompt}_"
+    if height == 1:
+        return Frame([bottom[:width]])
+    board = GAMES[timeline.game].text(scene(timeline, version), colour)
+    board = [printable(line) for line in board]
+    rows = height - 1
+    fixed = _top_lines(timeline, version, width, max(1, rows - min(len(board) + 1, rows // 2)))
+    page = max(0, rows - len(fixed) - 1)
+    wide = max((_visible(line) for line in board), default=0)
+    top = max(0, min(top, len(board) - page))
+    left = max(0, min(left, wide - width))
+    if page == 0:
+        return Frame([*fixed[:rows], bottom[:width]], top, left, 0, len(board), wide)
+    ruler = ""
+    if len(board) > page or wide > width:
+        ruler = _ruler(top, min(len(board), top + page), len(board), left, width, wide)[:width]
+    view = [_cut(line, left, width) for line in board[top : top + page]]
+    return Frame([*fixed, ruler, *view, bottom[:width]], top, left, page, len(board), wide)
+
+
+def _top_lines(timeline: Timeline, version: int, width: int, budget: int) -> list[str]:
+    """Header, banner, event and turn, wrapped to ``width``, in at most ``budget`` lines."""
+    event, data = map(printable, event_lines(timeline, version))
+    sections = {  # in the order they give up lines when there is no room for all
+        "header": [printable(header(timeline, version))[:width]],
+        "banner": [
+            wrapped
+            for line in timeline.banner
+            for wrapped in _wrap(printable(f"!! {line}"), width, indent="   ")
+        ],
+        "event": _wrap(event, width),
+        "turn": _wrap(printable(outcome_line(timeline, version)), width),
+        "data": _chunk(data, width, indent="    "),
+    }
+    left = budget
+    for name, lines in sections.items():
+        kept = lines[: max(0, left)]
+        if len(kept) < len(lines) and kept:
+            kept[-1] = kept[-1][: max(0, width - 1)] + "…"
+        sections[name] = kept
+        left -= len(kept)
+    order = ("header", "banner", "event", "data", "turn")
+    return [line for name in order for line in sections[name]]
+
+
+def _wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width``, breaking long words (compact JSON has no spaces)."""
+    if len(text) <= width:
+        return [text]
+    indent = indent if len(indent) < width else ""
+    return textwrap.wrap(
+        text, width, subsequent_indent=indent, break_on_hyphens=False, drop_whitespace=False
+    ) or [""]
+
+
+def _chunk(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` cut into lines of ``width``, the later ones indented (for compact JSON)."""
+    indent = indent if len(indent) < width // 2 else ""
+    lines, text = [text[:width]], text[width:]
+    while text:
+        lines.append(indent + text[: width - len(indent)])
+        text = text[width - len(indent) :]
+    return lines
+
+
+def _ruler(first: int, end: int, rows: int, left: int, width: int, wide: int) -> str:
+    """Which part of the board is in view, and the keys that move it (shorter when narrow:
+    ``rows 1-16/33 cols 1-40/80``)."""
+    last = min(wide, left + width)
+    parts, short = [], []
+    if end - first < rows:
+        parts.append(f"rows {first + 1}-{end} of {rows} (Up/Dn PgUp/PgDn)")
+        short.append(f"rows {first + 1}-{end}/{rows}")
+    if width < wide:
+        parts.append(f"columns {left + 1}-{last} of {wide} (< >)")
+        short.append(f"cols {left + 1}-{last}/{wide}")
+    full = "-- board " + ", ".join(parts) + " --"
+    return full if len(full) <= width else " ".join(short)
+
+
+def _visible(line: str) -> int:
+    return len(_ANSI.sub("", line))
+
+
+def _cut(line: str, start: int, width: int) -> str:
+    """Visible columns ``start`` to ``start + width`` of ``line``, ANSI colours kept."""
+    out, column, active = [], 0, ""
+    for index, part in enumerate(_ANSI.split(line)):
+        if index % 2:
+            active = "" if part in ("", "0") else part
+            if column >= start:
+                out.append(f"\x1b[{part}m")
+            continue
+        begin, end = max(0, start - column), max(0, start + width - column)
+        piece = part[begin:end]
+        if piece and column < start and active:
+            out.append(f"\x1b[{active}m")  # the colour in force where the cut begins
+        out.append(piece)
+        column += len(part)
+        if column >= start + width:
+            break
+    text = "".join(out)
+    return text + "\x1b[0m" if "\x1b[" in text and not text.endswith("\x1b[0m") else text
 
 
 def _read_sequence(window: Any) -> str:
@@ -178,12 +347,13 @@ def _start_colours() -> bool:
     return True
 
 
-def _ask_version(window: Any, timeline: Timeline, version: int) -> int:
+def _ask_version(window: Any, timeline: Timeline, version: int, top: int, left: int) -> int:
     """Read digits after ``g`` until Enter (jump) or Escape (stay)."""
     typed = ""
     while True:
         height, width = window.getmaxyx()
-        _paint(window, screen(timeline, version, width, height, prompt=typed))
+        shown = frame(timeline, version, width, height, prompt=typed, top=top, left=left)
+        _paint(window, shown.lines)
         key = window.getch()
         if key in (10, 13, curses.KEY_ENTER):
             return timeline.clamp(int(typed)) if typed else version
@@ -201,9 +371,12 @@ def _loop(window: Any, timeline: Timeline, start: int) -> None:
     window.keypad(True)
     colour = _start_colours()
     version = timeline.clamp(start)
+    top = left = 0  # the board's scroll offsets, kept while stepping
     while True:
         height, width = window.getmaxyx()
-        _paint(window, screen(timeline, version, width, height, colour=colour))
+        shown = frame(timeline, version, width, height, colour=colour, top=top, left=left)
+        top, left = shown.top, shown.left
+        _paint(window, shown.lines)
         key = window.getch()
         action = KEYS.get(key, "")
         if key == 27:
@@ -219,7 +392,12 @@ def _loop(window: Any, timeline: Timeline, start: int) -> None:
         elif action == "end":
             version = timeline.last
         elif action == "goto":
-            version = _ask_version(window, timeline, version)
+            version = _ask_version(window, timeline, version, top, left)
+        elif action in ("up", "down", "pageup", "pagedown"):
+            page = max(1, shown.page - 1)  # a page less one row, to keep the eye's place
+            top = max(0, top + {"up": -1, "down": 1, "pageup": -page, "pagedown": page}[action])
+        elif action in ("pan left", "pan right"):
+            left = max(0, left + (1 if action == "pan right" else -1) * max(1, width // 2))
 
 
 def run(timeline: Timeline, start: int | None = None) -> None:

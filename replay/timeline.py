@@ -1,11 +1,18 @@
-"""A game's stored events folded once, so the state at any version is a lookup.
+"""A game's stored events, audited and folded once, so the state at any version is a lookup.
 
 States are immutable and share structure, so the timeline keeps every one: stepping back
 and forth, or jumping anywhere, never folds again.
+
+A timeline holds only what the audit (``replay.verify``) passed: every version of an ``ok`` or
+``incomplete`` log, and of a ``failed`` one the versions before the first failure. The
+``banner`` says, in a few lines for a person, why any were left out, that a log is
+incomplete, or that its seed does not open its commitment (then nothing random in it is
+proven). A log with nothing to show (empty, unreadable first event) raises ``TimelineError``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,24 +20,33 @@ from typing import Any
 from domain.engine import play
 from domain.engine.log import event_of
 from domain.engine.rules import Rules
-from domain.engine.types import GAME_CREATED, GameState, SeatInfo
+from domain.engine.types import GameState, SeatInfo
 from domain.games import GAMES
 from replay import source
+from replay.verify import Verdict, audit_lines, seed_problem, verify
 
 
 class TimelineError(ValueError):
-    """The log cannot be replayed: empty, not starting with ``game_created``, unknown game."""
+    """Nothing of the log can be shown: empty, or its first event fails the audit."""
 
 
 @dataclass(frozen=True, slots=True)
 class Timeline:
-    """Every version of one game, 1 to ``last``: its stored event and the state after it."""
+    """Versions 1 to ``last`` of one game: its stored event and the state after it.
+
+    ``size`` is how many events the log holds (more than ``last`` when the audit failed);
+    ``verdict`` is the audit's; ``banner`` is what a person must read before trusting what is
+    shown (empty for an ``ok`` log).
+    """
 
     game_id: str
     game: str
     rules: Rules[Any]
     events: tuple[Mapping[str, Any], ...]
     states: tuple[GameState[Any], ...]
+    verdict: Verdict | None = None
+    size: int = 0
+    banner: tuple[str, ...] = ()
 
     @property
     def last(self) -> int:
@@ -43,6 +59,13 @@ class Timeline:
     def clamp(self, version: int) -> int:
         """``version`` pulled into 1..last."""
         return max(1, min(self.last, version))
+
+    def refusal(self, version: int) -> str:
+        """Why ``version`` cannot be shown (it is outside 1..last)."""
+        if 1 <= version <= self.size and self.banner:
+            return f"version {version} cannot be shown: {self.banner[0]}"
+        shown = "" if self.last == self.size else f" (1..{self.last} can be shown)"
+        return f"no version {version}: the log has 1..{self.size}{shown}"
 
     def _index(self, version: int) -> int:
         if not 1 <= version <= self.last:
@@ -74,29 +97,94 @@ class Timeline:
         return str(actor)
 
 
-def from_events(events: Sequence[Any]) -> Timeline:
-    """Fold stored events (dicts, in log order) into a timeline."""
-    if not events or not isinstance(events[0], dict):
-        raise TimelineError("the log is empty")
+def from_events(
+    events: Sequence[Any], verdict: Verdict | None = None, *, size: int | None = None
+) -> Timeline:
+    """Audit stored events (JSON, in log order; ``verdict`` if already audited) and fold
+    every version the audit passed into a timeline."""
+    events = list(events)
+    verdict = verify(events) if verdict is None else verdict
+    size = len(events) if size is None else size
+    usable = len(events)
+    if verdict.status == "failed":
+        usable = min(usable, (verdict.version or 1) - 1)
+    if usable < 1:
+        raise TimelineError(_nothing(verdict))
     first = events[0]
-    if first.get("type") != GAME_CREATED:
-        raise TimelineError("the first event is not game_created")
-    game = str(first.get("data", {}).get("game"))
-    bundle = GAMES.get(game)
-    if bundle is None:
-        raise TimelineError(f"unknown game {game!r}")
-    rules = bundle.rules
-    game_id = str(first.get("game_id"))
+    rules = GAMES[first["data"]["game"]].rules  # the audit passed event 1: all of this holds
+    game_id = str(first["game_id"])
     states: list[GameState[Any]] = []
-    try:
-        states.append(play.fold(rules, game_id, [event_of(first)]))
-        for stored in events[1:]:
-            states.append(play.apply(rules, states[-1], event_of(stored)))
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
-        raise TimelineError(f"cannot fold event {len(states) + 1}: {error!r}") from None
-    return Timeline(game_id, game, rules, tuple(events), tuple(states))
+    folded = ""
+    for stored in events[:usable]:
+        try:
+            if states:
+                states.append(play.apply(rules, states[-1], event_of(stored)))
+            else:
+                states.append(play.fold(rules, game_id, [event_of(stored)]))
+        except Exception as error:  # the audit passed it, so this is a bug, not tampering
+            folded = f"event {len(states) + 1} cannot be folded ({type(error).__name__})"
+            break
+    if not states:
+        raise TimelineError(f"{folded}; nothing can be shown")
+    kept = tuple(events[: len(states)])
+    lines = banner(verdict, size, seed_problem(events), folded, len(states))
+    return Timeline(
+        game_id, first["data"]["game"], rules, kept, tuple(states), verdict, size, lines
+    )
 
 
 def load(name: str, open_store: source.OpenStore | None = None) -> Timeline:
-    """The timeline of a game named by export file, or by id with ``REDIS_URL``."""
-    return from_events(source.parse(source.read(name, open_store)))
+    """The timeline of a game named by export file, or by id with ``REDIS_URL``.
+
+    ``OSError`` if the file cannot be read, ``source.StoreError`` if the store has no such
+    game, ``TimelineError`` if nothing of it can be shown.
+    """
+    lines = source.read(name, open_store)
+    verdict, events = audit_lines(lines)
+    return from_events(events, verdict, size=sum(1 for line in lines if line.strip()))
+
+
+def banner(
+    verdict: Verdict, size: int, wrong_seed: str | None, folded: str = "", shown: int = 0
+) -> tuple[str, ...]:
+    """What a person must know about a log before reading any version of it."""
+    lines = []
+    if verdict.status == "failed" and verdict.version is not None:
+        stop = verdict.version
+        later = (
+            f"version {stop} cannot be shown"
+            if stop >= size
+            else f"versions {stop} and later cannot be shown"
+        )
+        lines.append(f"verification failed at version {stop}: {verdict.reason}; {later}")
+    elif verdict.status == "incomplete":
+        lines.append(
+            f"incomplete: the log ends at version {size} before its seed is revealed; every "
+            "version verifies so far, but the random draws cannot be checked and there is no "
+            "final result"
+        )
+    if folded:
+        lines.append(f"{folded}; versions {shown + 1} and later cannot be shown")
+    if wrong_seed is not None:
+        lines.append(
+            f"this file is not trustworthy: {wrong_seed}, so none of its random outcomes is proven"
+        )
+    return tuple(lines)
+
+
+def printable(line: str) -> str:
+    """``line`` safe to print on a terminal: colour codes (``ESC [ … m``) are kept, any other
+    control character a log smuggled into a name, a type or a time (a cursor move, an OSC
+    title, a bell) is shown as ``?``."""
+    return _UNSAFE.sub(lambda match: match.group(1) or "?", line)
+
+
+_UNSAFE = re.compile(r"(\x1b\[[0-9;]*m)|[\x00-\x1f\x7f-\x9f]")
+
+
+def _nothing(verdict: Verdict) -> str:
+    if verdict.version is None:
+        return f"{verdict.reason or 'the log is empty'}; nothing can be shown"
+    return (
+        f"verification failed at version {verdict.version}: {verdict.reason}; nothing can be shown"
+    )

@@ -1,23 +1,29 @@
 """An audit of one game's log that trusts nothing in it.
 
 Checked, event by event, stopping at the first failure: the line is a stored event with
-exactly DESIGN.md's fields; versions run 1..N; ``prev_hash`` links to the previous ``hash``
-and every hash recomputes; event 1 is a ``game_created`` our rules accept; every action is
-re-decided by the rules in the state before it (so it was legal and had the logged effect);
-every ``random`` event is the draw the game awaited and its outcome recomputes from the
-revealed seed; ``game_over`` is exactly what the rules conclude, when they conclude it; and
-``seed_revealed`` ends the log with the seed the first event committed to.
+exactly the nine fields of docs/format.md; versions run 1..N; ``prev_hash`` links to the
+previous ``hash`` and every hash recomputes; event 1 is a ``game_created`` our rules accept;
+every action is re-decided by the rules in the state before it (so it was legal and had the
+logged effect); every ``random`` event is the draw the game awaited and its outcome
+recomputes from the revealed seed; ``game_over`` is exactly what the rules conclude, when
+they conclude it; and ``seed_revealed`` ends the log with the seed the first event committed
+to.
 
 A log that passes every check but stops before ``seed_revealed`` is ``incomplete``: honest
 so far, but its random outcomes cannot be checked without the seed, and it has no result.
+
+Nothing in a log can make the audit raise: a line that is not usable JSON (``source.
+parse_line``: invalid UTF-8, a lone surrogate, nesting too deep, numbers JSON cannot hold)
+fails at the version it would have held, and anything a hostile event provokes in the rules
+fails at that event. A seed that does not open its commitment fails at ``seed_revealed``,
+after every event before it has been checked for everything but the seed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from domain.engine import play, rng
@@ -34,6 +40,7 @@ from domain.engine.types import (
     GameState,
 )
 from domain.games import GAMES
+from replay.source import BadLine, parse_line
 
 Status = Literal["ok", "incomplete", "failed"]
 FIELDS = frozenset(
@@ -43,47 +50,88 @@ FIELDS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The audit's answer for one game: ``version`` and ``reason`` name the first failure."""
+    """The audit's answer for one game: ``version`` and ``reason`` name the first failure.
+
+    ``file`` is the export file audited (None for a game read from the store by id);
+    ``game_id`` is the id the log itself carries in event 1 (None when it has none).
+    """
 
     game_id: str | None
     status: Status
     events: int
     version: int | None = None
     reason: str | None = None
+    file: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "file": self.file,
+            "game_id": self.game_id,
+            "status": self.status,
+            "events": self.events,
+            "version": self.version,
+            "reason": self.reason,
+        }
+
+    @property
+    def name(self) -> str:
+        """What a person calls this game: the file, and the game id inside it when known."""
+        if self.file is None:
+            return self.game_id or "?"
+        return self.file if self.game_id is None else f"{self.file} (game {self.game_id})"
 
     def __str__(self) -> str:
         where = "" if self.version is None else f" at version {self.version}"
         why = "" if self.reason is None else f": {self.reason}"
-        return f"{self.game_id or '?'}: {self.status}{where}{why} ({self.events} events)"
+        return f"{self.name}: {self.status}{where}{why} ({self.events} events)"
 
 
 class Broken(Exception):
     """The first thing wrong with a log."""
 
     def __init__(self, version: int | None, reason: str) -> None:
+        reason = _clip(reason)
         super().__init__(reason)
         self.version = version
         self.reason = reason
 
 
+#: A reason quotes at most this much of what it found (a hostile file may hold megabytes).
+MAX_REASON = 240
+
+
+def _clip(reason: str) -> str:
+    return reason if len(reason) <= MAX_REASON else reason[: MAX_REASON - 1] + "…"
+
+
 def verify_lines(lines: Iterable[str]) -> Verdict:
-    """Audit an export file's lines (one stored event per line)."""
+    """Audit an export file's lines (one stored event per line; blank lines are skipped)."""
+    return audit_lines(lines)[0]
+
+
+def audit_lines(lines: Iterable[str]) -> tuple[Verdict, list[Any]]:
+    """The verdict on an export file's lines, and the events read before any unusable line.
+
+    A line that is not a usable JSON value (see ``source.parse_line``) fails the log at the
+    version it would have held, unless an earlier event already fails.
+    """
     events: list[Any] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            events.append(json.loads(line))
-        except ValueError:
-            return Verdict(None, "failed", len(events), number, "a line is not JSON")
-    return verify(events)
+            events.append(parse_line(line))
+        except BadLine as bad:
+            before = verify(events) if events else None
+            if before is not None and before.status == "failed":
+                return before, events
+            reason, where = _clip(f"line {number} {bad}"), len(events) + 1
+            return Verdict(_game_id(events), "failed", len(events), where, reason), events
+    return verify(events), events
 
 
 def verify(events: list[Any]) -> Verdict:
-    """Audit a game's stored events, in log order."""
+    """Audit a game's stored events, in log order. Never raises: hostile input fails."""
     game_id = _game_id(events)
     try:
         complete = _audit(events)
@@ -92,62 +140,115 @@ def verify(events: list[Any]) -> Verdict:
     return Verdict(game_id, "ok" if complete else "incomplete", len(events))
 
 
+def seed_problem(events: list[Any]) -> str | None:
+    """Why the seed a log reveals at its end does not open the commitment of event 1 (None
+    when it does, or when the log reveals no seed: then there is nothing to contradict)."""
+    try:
+        _seed(events, _commitment(events))
+    except Broken as broken:
+        return broken.reason
+    return None
+
+
 def _audit(events: list[Any]) -> bool:
+    """Every check, event by event: the first failure raises ``Broken`` at its version.
+
+    Whatever else hostile content provokes in the checks or the rules (a ``TypeError`` deep
+    in a game's ``evolve``, say) fails the log at the event being checked.
+    """
     if not events:
         raise Broken(None, "the log is empty")
-    _check_envelopes(events)
+    at = [1]  # the version being checked
+    try:
+        return _walk(events, at)
+    except Broken:
+        raise
+    except Exception as error:  # any crash on a log's content is a verdict, never a traceback
+        why = f"{type(error).__name__}: {error}"
+        raise Broken(at[0], f"the rules cannot replay this event ({why})") from None
+
+
+def _walk(events: list[Any], at: list[int]) -> bool:
     first = events[0]
+    game_id = first.get("game_id") if isinstance(first, dict) else None
+    prev = _check_envelope(first, 1, GENESIS_HASH, game_id)
+    assert isinstance(game_id, str)  # the envelope check made sure
     created = _created(first)
     rules = GAMES[created.game].rules
-    seed = _revealed_seed(events, created)
-    state: GameState[Any] = play.fold(rules, first["game_id"], [event_of(first)])
+    try:  # a seed that does not open the commitment fails the log where it is revealed, but
+        seed = _seed(events, created.seed_commitment)  # everything before it is audited first
+        wrong_seed = None
+    except Broken as broken:
+        seed, wrong_seed = None, broken
+    state: GameState[Any] = play.fold(rules, game_id, [event_of(first)])
     owed: list[Event] = []  # system events the rules say must come next
-    for stored in events[1:]:
-        version, event = stored["version"], event_of(stored)
-        if owed:
-            if event != owed[0]:
-                raise Broken(version, f"the rules call for {owed[0].type} here, not {event.type}")
-            owed.pop(0)
-        elif event.type == SEED_REVEALED:
-            raise Broken(version, "seed_revealed before the game is over")
-        elif event.type == GAME_OVER:
-            raise Broken(version, "game_over where the rules do not end the game")
-        elif event.type == RANDOM:
-            owed = _check_draw(rules, state, stored, seed)[1:]
-        elif event.type == GAME_CREATED or event.actor == SYSTEM:
-            raise Broken(version, f"{event.type} is not an event the log may hold here")
-        else:
-            owed = _check_action(rules, state, stored)[1:]
-        if event.type == GAME_OVER:
-            owed = [Event(SEED_REVEALED, SYSTEM, {"seed": seed.hex() if seed else None})]
-        state = play.apply(rules, state, event)
-        if event.type == SEED_REVEALED and stored is not events[-1]:
+    for version, stored in enumerate(events[1:], start=2):
+        at[0] = version
+        prev = _check_envelope(stored, version, prev, game_id)
+        if wrong_seed is not None and version == len(events):
+            raise wrong_seed
+        state, owed = _check_event(rules, state, stored, seed, owed)
+        if stored["type"] == SEED_REVEALED and version != len(events):
             raise Broken(version + 1, "events follow seed_revealed")
     if owed and owed[0].type == GAME_OVER:
         return False  # cut off just before the end it was owed: honest but incomplete
     return state.seed is not None
 
 
-def _check_envelopes(events: list[Any]) -> None:
-    """Shape, versions, one game id, and the hash chain, before any rule is consulted."""
-    prev = GENESIS_HASH
-    game_id = events[0].get("game_id") if isinstance(events[0], dict) else None
-    for index, stored in enumerate(events):
-        expected = index + 1
-        if not isinstance(stored, dict) or set(stored) != FIELDS:
-            raise Broken(expected, "not a stored event with exactly DESIGN.md's fields")
-        version = stored["version"]
-        if type(version) is not int or version != expected:
-            raise Broken(expected, f"version {version!r} where {expected} belongs")
-        if stored["game_id"] != game_id:
-            raise Broken(expected, "an event of another game")
-        if stored["prev_hash"] != prev:
-            raise Broken(expected, "prev_hash does not link to the previous event's hash")
-        if not isinstance(stored["hash"], str) or event_hash(stored) != stored["hash"]:
-            raise Broken(expected, "the hash does not match the event")
-        if (stored["actor"] == SYSTEM) != (stored["command_id"] is None):
-            raise Broken(expected, "system events, and only they, have no command_id")
-        prev = stored["hash"]
+def _check_event(
+    rules: Any,
+    state: GameState[Any],
+    stored: Mapping[str, Any],
+    seed: bytes | None,
+    owed: list[Event],
+) -> tuple[GameState[Any], list[Event]]:
+    """The state after ``stored`` and what the rules owe next, if the rules agree with it."""
+    version, event = stored["version"], event_of(stored)
+    if owed:
+        if event != owed[0]:
+            raise Broken(version, f"the rules call for {owed[0].type} here, not {event.type}")
+        owed = owed[1:]
+    elif event.type == SEED_REVEALED:
+        raise Broken(version, "seed_revealed before the game is over")
+    elif event.type == GAME_OVER:
+        raise Broken(version, "game_over where the rules do not end the game")
+    elif event.type == RANDOM:
+        owed = _check_draw(rules, state, stored, seed)[1:]
+    elif event.type == GAME_CREATED or event.actor == SYSTEM:
+        raise Broken(version, f"{event.type} is not an event the log may hold here")
+    else:
+        owed = _check_action(rules, state, stored)[1:]
+    if event.type == GAME_OVER:
+        owed = [Event(SEED_REVEALED, SYSTEM, {"seed": seed.hex() if seed else None})]
+    return play.apply(rules, state, event), owed
+
+
+def _check_envelope(stored: Any, version: int, prev: str, game_id: Any) -> str:
+    """Shape, version, game id and hash chain of one event; its hash, for the next link."""
+    if not isinstance(stored, dict):
+        raise Broken(version, f"not a stored event but a JSON {_kind(stored)}")
+    if set(stored) != FIELDS:
+        missing = ", ".join(sorted(FIELDS - set(stored))) or "none"
+        extra = ", ".join(sorted(map(str, set(stored) - FIELDS))) or "none"
+        raise Broken(
+            version,
+            f"not a stored event with exactly the fields of docs/format.md (missing: {missing}; "
+            f"extra: {extra})",
+        )
+    found = stored["version"]
+    if type(found) is not int or found != version:
+        raise Broken(version, f"version {found!r} where {version} belongs")
+    if not isinstance(stored["game_id"], str) or stored["game_id"] != game_id:
+        raise Broken(version, "an event of another game")
+    if stored["prev_hash"] != prev:
+        raise Broken(version, "prev_hash does not link to the previous event's hash")
+    if not isinstance(stored["hash"], str) or event_hash(stored) != stored["hash"]:
+        raise Broken(version, "the hash does not match the event")
+    if (stored["actor"] == SYSTEM) != (stored["command_id"] is None):
+        raise Broken(version, "system events, and only they, have no command_id")
+    if not isinstance(stored["type"], str):
+        raise Broken(version, "the event type is not a string")
+    return str(stored["hash"])
 
 
 def _created(first: Mapping[str, Any]) -> GameCreated:
@@ -173,17 +274,26 @@ def _created(first: Mapping[str, Any]) -> GameCreated:
     return created
 
 
-def _revealed_seed(events: list[Any], created: GameCreated) -> bytes | None:
+def _commitment(events: list[Any]) -> str | None:
+    first = events[0] if events else None
+    data = first.get("data") if isinstance(first, dict) else None
+    commitment = data.get("seed_commitment") if isinstance(data, dict) else None
+    return commitment if isinstance(commitment, str) else None
+
+
+def _seed(events: list[Any], commitment: str | None) -> bytes | None:
     """The seed, if the log ends by revealing it (checked against the commitment)."""
-    last = events[-1]
-    if last["type"] != SEED_REVEALED:
+    last = events[-1] if events else None
+    if not isinstance(last, dict) or last.get("type") != SEED_REVEALED:
         return None
+    version = last.get("version") if type(last.get("version")) is int else len(events)
+    data = last.get("data")
     try:
-        seed = bytes.fromhex(str(last["data"]["seed"]))
+        seed = bytes.fromhex(str(data["seed"]))  # type: ignore[index]
     except (KeyError, TypeError, ValueError):
-        raise Broken(last["version"], "seed_revealed holds no hex seed") from None
-    if hashlib.sha256(seed).hexdigest() != created.seed_commitment:
-        raise Broken(last["version"], "the revealed seed does not match its commitment")
+        raise Broken(version, "seed_revealed holds no hex seed") from None
+    if hashlib.sha256(seed).hexdigest() != commitment:
+        raise Broken(version, "the revealed seed does not match its commitment")
     return seed
 
 
@@ -241,6 +351,11 @@ def _well_formed(kind: str, n: int, outcome: Any) -> bool:
     if not isinstance(outcome, list) or sorted(outcome) != list(range(n)):
         return False
     return kind == "shuffle" or all(outcome[i] != i for i in range(n))
+
+
+def _kind(value: Any) -> str:
+    names = {bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 def _game_id(events: list[Any]) -> str | None:

@@ -9,6 +9,7 @@ them to statuses.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import secrets
 import time
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.engine import play
+from domain.engine.canonical import canonical_json
 from domain.engine.errors import GameError
 from domain.engine.log import StoredEvent
 from domain.engine.rng import seed_commitment
@@ -25,7 +27,13 @@ from domain.games import GAMES
 from service import tokens
 from service.access import Viewer
 from service.catalog import GameMeta
-from service.errors import InvalidRequest, VersionConflict, not_a_seat, organizer_only
+from service.errors import (
+    CommandReused,
+    InvalidRequest,
+    VersionConflict,
+    not_a_seat,
+    organizer_only,
+)
 from service.follow_ups import JobQueue, next_job
 from service.repository import AWAITING_RANDOM, CommandRecord, GameRepository, Recorded
 from service.store import Duplicate
@@ -63,6 +71,17 @@ class PlayAction:
     command_id: str
     #: Seconds to wait for a draw the action leaves pending before answering.
     wait_seconds: float = 0.0
+
+    @property
+    def fingerprint(self) -> str:
+        return request_fingerprint(self.action, self.expected_version)
+
+
+def request_fingerprint(action: Any, expected_version: Any) -> str:
+    """What makes two posts the same request: the action and the version it was decided
+    against. A command id may be repeated only with the same fingerprint."""
+    body = canonical_json({"action": action, "expected_version": expected_version})
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,19 +178,20 @@ class GameCommands:
         version, not a seat or not its turn, illegal.
 
         A command this seat already had accepted gets the first answer instead of any
-        refusal (the append script catches a repeat that would otherwise succeed), so the
-        accepted path costs no extra round trip. When the action leaves the game waiting for
-        a draw, the answer waits up to ``wait_seconds`` for the worker's outcome.
+        refusal, or ``CommandReused`` when it comes back with a different request (the
+        append script catches a repeat that would otherwise succeed), so the accepted path
+        costs no extra round trip. When the action leaves the game waiting for a draw, the
+        answer waits up to ``wait_seconds`` for the worker's outcome.
         """
         try:
             accepted = self._play(meta, command)
         except (GameError, VersionConflict, InvalidRequest):
-            if command.seat is None:
+            earlier = self.earlier_answer(
+                meta, command.seat, command.command_id, command.fingerprint
+            )
+            if earlier is None:
                 raise
-            record = self._repository.command(meta.game_id, command.seat, command.command_id)
-            if record is None:
-                raise
-            return self._replay(meta, record)
+            return earlier
         if accepted.awaiting_random and command.wait_seconds > 0 and command.seat is not None:
             return self._await_draw(meta, command, accepted)
         return accepted
@@ -197,10 +217,16 @@ class GameCommands:
                 raise VersionConflict(latest.version, expected) from error
             raise
         result = self._repository.append(
-            meta, head, events, decided, seat=command.seat, command_id=command.command_id
+            meta,
+            head,
+            events,
+            decided,
+            seat=command.seat,
+            command_id=command.command_id,
+            request=command.fingerprint,
         )
         if isinstance(result, Duplicate):
-            return self._replay(meta, CommandRecord.from_json(result.record))
+            return self._repeat(meta, CommandRecord.from_json(result.record), command)
         if not isinstance(result, Recorded):
             raise VersionConflict(result.version, expected)
         self._follow_up(meta, result.state, result.status)
@@ -215,6 +241,29 @@ class GameCommands:
         job = next_job(meta.bundle, state, status)
         if job is not None:
             self._jobs.enqueue(job, meta.game_id, state.version)
+
+    def earlier_answer(
+        self, meta: GameMeta, seat: int | None, command_id: str, fingerprint: str
+    ) -> Accepted | None:
+        """The first answer to a command ``seat`` already had accepted under ``command_id``,
+        if any; ``CommandReused`` if that command was a different request.
+
+        The API asks this too when a body fails its schema: a command id already used is
+        refused as reused before the body's own faults are reported.
+        """
+        if seat is None:
+            return None
+        record = self._repository.command(meta.game_id, seat, command_id)
+        if record is None:
+            return None
+        if not record.answers(fingerprint):
+            raise CommandReused(command_id)
+        return self._replay(meta, record)
+
+    def _repeat(self, meta: GameMeta, record: CommandRecord, command: PlayAction) -> Accepted:
+        if not record.answers(command.fingerprint):
+            raise CommandReused(command.command_id)
+        return self._replay(meta, record)
 
     def _replay(self, meta: GameMeta, record: CommandRecord) -> Accepted:
         """The first answer to a repeated command: the events it appended, as seen now."""
@@ -238,7 +287,7 @@ class GameCommands:
         last = completing[-1].version
         state = self._repository.state_at(meta, last)
         pending = play.status(meta.rules, state) == AWAITING_RANDOM
-        record = CommandRecord(command.seat, first, last, pending)
+        record = CommandRecord(command.seat, first, last, pending, command.fingerprint)
         self._repository.remember_command(meta.game_id, command.command_id, record)
         return self._replay(meta, record)
 

@@ -47,6 +47,21 @@ class VersionConflict(ServiceError):
         self.expected = expected
 
 
+class CommandReused(ServiceError):
+    """A command id this seat already used, sent again with a different request.
+
+    An idempotency key names one request, never two: repeating it with another action or
+    another ``expected_version`` is refused rather than silently answered with the first.
+    """
+
+    def __init__(self, command_id: str) -> None:
+        super().__init__(
+            "command_id_reused",
+            f"command_id {command_id!r} was already used for a different request by this "
+            "seat; send a new command_id for a new request",
+        )
+
+
 class RateLimited(ServiceError):
     """Too many requests in the current window; ``retry_after`` seconds until it ends."""
 

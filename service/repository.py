@@ -45,29 +45,46 @@ class CommandRecord:
     """What an accepted command did, kept so that repeating it returns the same answer.
 
     Records say what happened (the seat, the versions it appended, whether it left the game
-    waiting for a draw), never how an interface answered. Records written before this shape
-    carried an HTTP ``status`` (202 meant a pending draw); ``from_json`` still reads them.
+    waiting for a draw, and a fingerprint of the request), never how an interface answered.
+    Records written before this shape carried an HTTP ``status`` (202 meant a pending draw)
+    and no fingerprint; ``from_json`` still reads them.
     """
 
     seat: int | str
     first: int
     last: int
     awaiting_random: bool
+    #: SHA-256 of the request the command was (``request_fingerprint``); None in old records.
+    request: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        record: dict[str, Any] = {
             "seat": self.seat,
             "first": self.first,
             "last": self.last,
             "awaiting_random": self.awaiting_random,
         }
+        if self.request is not None:
+            record["request"] = self.request
+        return record
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CommandRecord:
         pending = data.get("awaiting_random")
         if pending is None:
             pending = int(data.get("status", 201)) == 202
-        return cls(data["seat"], int(data["first"]), int(data["last"]), bool(pending))
+        request = data.get("request")
+        return cls(
+            data["seat"],
+            int(data["first"]),
+            int(data["last"]),
+            bool(pending),
+            None if request is None else str(request),
+        )
+
+    def answers(self, request: str) -> bool:
+        """Whether this record is the answer to ``request`` (old records cannot tell: yes)."""
+        return self.request is None or self.request == request
 
 
 def command_key(seat: int | str, command_id: str) -> str:
@@ -191,6 +208,7 @@ class GameRepository:
         *,
         seat: int | str,
         command_id: str | None,
+        request: str | None = None,
     ) -> Recorded | Duplicate | Conflict:
         """Seal ``events`` after ``head`` and append them in one round trip; cache the result.
 
@@ -212,9 +230,8 @@ class GameRepository:
             command_id=command_id,
         )
         status = play.status(meta.rules, after)
-        record = CommandRecord(
-            seat, sealed[0].version, sealed[-1].version, status == AWAITING_RANDOM
-        )
+        pending = status == AWAITING_RANDOM
+        record = CommandRecord(seat, sealed[0].version, sealed[-1].version, pending, request)
         result = self.store.append(
             sealed,
             command_key=None if command_id is None else command_key(seat, command_id),

@@ -3,7 +3,7 @@
 A policy plays any game through its ``Game`` bundle: legal actions from ``game.rules``, the
 game's public heuristic, search settings and world sampler from ``game.bot``, and, in a
 co-operative game, the team plan ``game.bot.planner``. It takes its randomness from the
-stream it is handed: the DESIGN.md derivation with the label ``bot-<seat>``, which the
+stream it is handed: the docs/format.md derivation with the label ``bot-<seat>``, which the
 worker computes and which consumes none of the game's draws. So the same game, seed and
 strength give the same moves anywhere.
 """

@@ -1,4 +1,4 @@
-"""The one JSON encoding that hashes and sort orders are computed over (DESIGN.md)."""
+"""The one JSON encoding that hashes and sort orders are computed over (docs/format.md)."""
 
 from __future__ import annotations
 

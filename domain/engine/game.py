@@ -8,12 +8,12 @@ and one line in the registry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from domain.engine.rules import Action, Rules
-from domain.engine.types import JSON
+from domain.engine.types import JSON, SYSTEM_EVENT_TYPES
 
 B = TypeVar("B")
 B_contra = TypeVar("B_contra", contravariant=True)
@@ -87,18 +87,87 @@ class BotKit(Generic[B]):
     planner: Planner[B] | None = None
 
 
-#: ``(view, colour)`` -> the lines of a text picture of a ``rules.view`` result.
-TextPicture = Callable[[JSON, bool], list[str]]
-#: ``(view, title)`` -> a standalone SVG document of a ``rules.view`` result.
-SvgPicture = Callable[[JSON, str], str]
+@dataclass(frozen=True, slots=True)
+class LastMove:
+    """The action that made a position: the seat that acted and the action JSON it posted
+    (``data.action`` of the stored event, so a picture names cells and cards as actions do).
+    """
+
+    seat: int
+    action: JSON
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """Everything one picture shows: the board as the viewer sees it, and what is beside it.
+
+    - ``view``: ``rules.view`` for this viewer at this version (never the board itself);
+    - ``names``: seat names by seat number, as ``game_created`` recorded them;
+    - ``move``: the action that made this version, if a seat's action did (None for the
+      start, a random draw, the end);
+    - ``outcome``: ``Outcome.to_json()`` once the game is over, else None;
+    - ``title``: the picture's heading (the SVG's ``<title>`` and header line).
+
+    Every field is something the viewer may already see, so a picture drawn from a scene
+    shows nothing hidden. Build one with ``Scene.of``.
+    """
+
+    view: JSON
+    names: tuple[str, ...] = ()
+    move: LastMove | None = None
+    outcome: JSON | None = None
+    title: str = ""
+
+    @classmethod
+    def of(
+        cls,
+        view: Mapping[str, Any],
+        *,
+        names: Iterable[str] = (),
+        event: Mapping[str, Any] | None = None,
+        outcome: Mapping[str, Any] | None = None,
+        title: str = "",
+    ) -> Scene:
+        """A scene from JSON as the API and export files carry it; ``event`` is the stored
+        (or shown) event that made this version: it becomes ``move`` when a seat acted.
+        """
+        return cls(
+            view=dict(view),
+            names=tuple(str(n) for n in names),
+            move=_last_move(event),
+            outcome=None if outcome is None else dict(outcome),
+            title=title,
+        )
+
+    def name(self, seat: object) -> str:
+        """Seat ``seat``'s name (``seat N`` when the scene has no name for it)."""
+        if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(self.names):
+            return self.names[seat]
+        return f"seat {seat}"
+
+
+def _last_move(event: Mapping[str, Any] | None) -> LastMove | None:
+    if event is None or event.get("type") in SYSTEM_EVENT_TYPES:
+        return None
+    actor, data = event.get("actor"), event.get("data")
+    action = data.get("action") if isinstance(data, Mapping) else None
+    if not isinstance(actor, int) or isinstance(actor, bool) or not isinstance(action, Mapping):
+        return None
+    return LastMove(seat=actor, action=dict(action))
+
+
+#: ``(scene, colour)`` -> the lines of a text picture (ANSI seat colours when ``colour``).
+TextPicture = Callable[[Scene, bool], list[str]]
+#: ``scene`` -> a standalone SVG document, byte-identical for equal scenes.
+SvgPicture = Callable[[Scene], str]
 
 
 @dataclass(frozen=True, slots=True)
 class Game(Generic[B]):
     """One game, whole: its rules (with view and action parsing), its bot kit, its pictures.
 
-    Pictures are drawn from the *view* JSON only, never from the board, so they can show
-    nothing the viewer may not see.
+    Pictures are drawn from a ``Scene`` (the *view* JSON and what is beside the board), never
+    from the board, so they can show nothing the viewer may not see.
     """
 
     rules: Rules[B]

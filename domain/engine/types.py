@@ -24,7 +24,7 @@ B = TypeVar("B")
 class Event:
     """An event as the domain sees it: what happened and who did it.
 
-    The store wraps it in the envelope of DESIGN.md (version, time, hashes); the domain never
+    The store wraps it in the envelope of docs/format.md (version, time, hashes); the domain never
     needs those, so folding an export file and folding a live stream are the same thing.
     """
 

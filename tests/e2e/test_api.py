@@ -1,4 +1,4 @@
-"""The JSON API end to end on a real Redis: every status DESIGN.md names, and their order."""
+"""The JSON API end to end on a real Redis: every status docs/errors.md names, and their order."""
 
 from __future__ import annotations
 
@@ -198,22 +198,63 @@ def test_the_same_command_id_twice_gives_the_first_answer_and_one_event(new_game
     again = game.post(0, action, 1, "once")
     assert again.status_code == 201
     assert again.get_json() == first.get_json()
-    # Even with a now-stale version and a different action: the first answer, nothing new.
-    other = game.post(0, {"type": "retire"}, 99, "once")
-    assert other.get_json() == first.get_json()
     assert game.view()["version"] == 2
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"action": {"type": "retire"}},  # another action
+        {"expected_version": 2},  # the same action against another version
+        {"expected_version": "1"},  # a body that fails its schema
+        {"action": "place"},
+    ],
+)
+def test_a_command_id_reused_for_another_request_is_422_and_writes_nothing(
+    new_game: NewGame, change: dict[str, Any]
+) -> None:
+    game = new_game()
+    action = first_place(game)
+    assert game.post(0, action, 1, "once").status_code == 201
+    body = {"action": action, "expected_version": 1, "command_id": "once", **change}
+    response = game.client.post(
+        f"/v1/games/{game.id}/actions", json=body, headers=bearer(game.tokens[0])
+    )
+    assert (response.status_code, error_code(response)) == (422, "command_id_reused")
+    assert game.view()["version"] == 2
+    # The same request again still gets its first answer, whatever happened since.
+    assert game.post(0, action, 1, "once").status_code == 201
+
+
+def test_a_reused_command_id_is_refused_before_the_rules_are_asked(new_game: NewGame) -> None:
+    """At the point of the first answer: after 401 and 404, before 400, 409, 403 and 422."""
+    game = new_game()
+    action = first_place(game)
+    assert game.post(0, action, 1, "once").status_code == 201
+    # Seat 0 may not act now (403) and version 1 is stale (409): the reuse is what is reported.
+    response = game.post(0, {"type": "retire"}, 1, "once")
+    assert (response.status_code, error_code(response)) == (422, "command_id_reused")
+    unknown = game.client.post(
+        "/v1/games/nope/actions",
+        json={"action": action, "expected_version": 1, "command_id": "once"},
+        headers=bearer(game.tokens[0]),
+    )
+    assert unknown.status_code == 404
 
 
 def test_command_records_say_what_happened_and_old_records_still_answer(
     new_game: NewGame, redis_client: redis.Redis
 ) -> None:
-    """Records hold versions and whether a draw is pending, never an HTTP status; records
-    written before (with ``status`` 201 or 202) still give the first answer."""
+    """Records hold versions, whether a draw is pending and the request's fingerprint, never
+    an HTTP status; records written before (``status`` 201 or 202, no fingerprint) still give
+    the first answer."""
     game = new_game()
     action = first_place(game)
     first = game.post(0, action, 1, "once")
     record = json.loads(redis_client.hget(commands_key(game.id), "0:once") or b"{}")
+    fingerprint = record.pop("request")
     assert record == {"seat": 0, "first": 2, "last": 2, "awaiting_random": False}
+    assert len(fingerprint) == 64 and set(fingerprint) <= set("0123456789abcdef")
     for status in (201, 202):
         legacy = {"seat": 0, "first": 2, "last": 2, "status": status}
         redis_client.hset(commands_key(game.id), "0:once", json.dumps(legacy))

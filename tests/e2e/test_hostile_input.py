@@ -311,7 +311,7 @@ def test_wrong_content_types_on_an_action_write_nothing(new_game: NewGame) -> No
     refused(
         game.client.post(url, data=b"\xc3\x28", headers={**token, **JSON}), 400, "malformed_json"
     )
-    # the order of DESIGN.md holds: 401 and 404 come before any look at the body
+    # the order of docs/errors.md holds: 401 and 404 come before any look at the body
     refused(
         game.client.post(url, data="x", headers={"Content-Type": "text/plain"}),
         401,
@@ -358,7 +358,7 @@ def test_wrong_methods_are_405_json_with_allow(
 @pytest.mark.parametrize(
     "path",
     [
-        "/",
+        "/nope",
         "/v1",
         "/v1/",
         "/v1/nope",

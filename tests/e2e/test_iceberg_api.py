@@ -32,7 +32,7 @@ NewGame = Callable[..., Game]
 
 
 def design_draw(seed: bytes, game_id: str, version: int, kind: str, label: str, n: int) -> Any:
-    """DESIGN.md's derivation written out again from the text, independent of our code."""
+    """docs/format.md's derivation written out again from the text, independent of our code."""
 
     def words() -> Any:
         counter = 0

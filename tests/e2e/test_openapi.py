@@ -12,7 +12,9 @@ Draws are awaited on the event stream (``?wait=``, XREAD BLOCK), never with a sl
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import importlib.metadata
 import json
 import random
 import re
@@ -29,10 +31,17 @@ import redis
 import yaml
 from flask import Flask
 from jsonschema import Draft202012Validator
+from marshmallow import RAISE, Schema
+from marshmallow import fields as mfields
+from marshmallow import validate as mvalidate
+from openapi_spec_validator import validate
+from openapi_spec_validator.readers import read_from_filename
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 from werkzeug.routing import MapAdapter
 
+from domain.games import GAMES
+from service.api import schemas as wire
 from service.api.app import create_app
 from service.run.redis_server import free_tcp_port
 from service.settings import Settings
@@ -40,6 +49,8 @@ from service.store import events_key
 from tests.conftest import StartWorker
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
+#: Served beside the API (service/api/docs.py), outside ``/v1`` and outside the spec's paths.
+DOC_ROUTES = frozenset({"/", "/openapi.yaml", "/openapi.json", "/docs", "/docs/assets/{name}"})
 BASE_URI = "https://floe.invalid/openapi.yaml"
 ORGANIZER = "organizer-token-for-the-openapi-tests"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
@@ -398,12 +409,16 @@ def test_every_route_of_the_app_is_documented_and_nothing_else(
 ) -> None:
     app = create_app(Settings(redis_url=redis_url, bench_routes=True))
     routes: set[tuple[str, str]] = set()
+    docs: set[tuple[str, str]] = set()
     for rule in app.url_map.iter_rules():
         if rule.endpoint == "static" or rule.rule.startswith("/bench/"):
             continue
-        for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}:
-            routes.add((method.lower(), flask_template(rule.rule)))
+        methods = {m.lower() for m in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
+        found = docs if rule.endpoint.startswith("docs.") else routes
+        found |= {(method, flask_template(rule.rule)) for method in methods}
     assert len(routes) == 11
+    # the documentation routes (docs/api.md) are the API's manual, not the API
+    assert docs == {("get", path) for path in DOC_ROUTES}
     documented = documented_operations(spec)
     assert routes - documented == set(), "routes missing from openapi.yaml"
     assert documented - routes == set(), "openapi.yaml documents routes the app lacks"
@@ -520,6 +535,309 @@ def test_the_error_schema_is_the_one_the_app_gives(spec: OpenApi) -> None:
     assert spec.errors(error_pointer, {"error": {"code": "x_y", "message": "m"}}) == []
     assert spec.errors(error_pointer, {"error": {"code": "x_y"}})
     assert spec.errors(error_pointer, {"error": {"code": "x", "message": "m"}, "extra": 1})
+
+
+def test_openapi_spec_validator_accepts_the_document() -> None:
+    """What ``openapi-spec-validator openapi.yaml`` checks (the OpenAPI 3.1 meta-schema)."""
+    document, _ = read_from_filename(str(SPEC_PATH))
+    validate(document)
+
+
+def test_the_spec_says_how_to_run_floe_and_cites_only_itself(spec: OpenApi) -> None:
+    """The served document stands alone: no development server, no files a client lacks."""
+    text = SPEC_PATH.read_text(encoding="utf-8")
+    assert "floe serve" not in text, "`floe serve` is the development server"
+    [server] = spec.doc["servers"]
+    assert server["url"] == "/"
+    assert "make run" in server["description"] and "floe run" in server["description"]
+    for elsewhere in ("DESIGN.md", "../shared", "shared/", "/work/"):
+        assert elsewhere not in text, f"the spec refers to {elsewhere!r}: write the facts in"
+
+
+def test_command_id_reused_is_documented_where_actions_are(spec: OpenApi) -> None:
+    op, _ = spec.operation("post", "/v1/games/{game_id}/actions")
+    unprocessable, _ = spec.deref(op["responses"]["422"], "")
+    assert "`command_id_reused`" in op["description"]
+    assert "`command_id_reused`" in unprocessable["description"]
+    assert "`command_id_reused`" in spec.doc["info"]["description"]
+
+
+def test_the_docs_are_served_by_floe_itself() -> None:
+    """``/openapi.yaml``, ``/openapi.json``, ``/docs`` (assets included) and ``/``: outside
+    ``/v1``, so never rate limited, and up even while the store is down."""
+    settings = Settings(
+        redis_url=f"redis://127.0.0.1:{free_tcp_port()}/0",  # no Redis there
+        rate_limit_per_address=1,
+        rate_limit_per_token=1,
+    )
+    client = create_app(settings).test_client()
+    for _ in range(3):  # more than the limit allows, were these /v1 routes
+        raw = client.get("/openapi.yaml")
+        assert raw.status_code == 200 and raw.mimetype == "application/yaml"
+        assert raw.get_data() == SPEC_PATH.read_bytes()
+    as_json = client.get("/openapi.json")
+    assert as_json.status_code == 200 and as_json.mimetype == "application/json"
+    assert as_json.get_json() == yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+
+    page = client.get("/docs")
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    html = page.get_data(as_text=True)
+    assert "SwaggerUIBundle(" in html and 'url: "/openapi.json"' in html
+    linked = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert not [url for url in linked if "//" in url], "the page loads nothing from elsewhere"
+    assets = {url for url in linked if url.startswith("/docs/assets/")}
+    needed = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"}
+    assert {url.rsplit("/", 1)[1] for url in assets} >= needed
+    kinds = {".js": "text/javascript", ".css": "text/css", ".png": "image/png"}
+    for url in sorted(assets):
+        asset = client.get(url)
+        assert asset.status_code == 200 and asset.get_data(), url
+        assert asset.mimetype == kinds[url[url.rindex(".") :]], (url, asset.mimetype)
+    for missing in ("/docs/assets/LICENSE", "/docs/assets/..%2f__init__.py", "/docs/"):
+        answer = client.get(missing)
+        assert answer.status_code == 404 and answer.get_json()["error"]["code"] == "not_found"
+    # Swagger UI renders OpenAPI 3.1 from version 5 on; flask-swagger-ui follows its versions
+    assert int(importlib.metadata.version("flask-swagger-ui").split(".")[0]) >= 5
+
+    root = client.get("/")
+    assert root.status_code == 302 and root.headers["Location"] == "/docs"
+    assert client.get("/v1/games").status_code == 503, "the API itself does need the store"
+
+
+# ----- the marshmallow schemas and the spec: one wire format ---------------------------------
+
+#: Every marshmallow schema of service/api/schemas.py and the spec schema it is the same as.
+#: Requests are loaded: their validators are what the server refuses (400), so the spec's
+#: constraints must be exactly theirs. Responses are dumped: the spec may promise more than
+#: marshmallow checks, never less.
+REQUEST_SCHEMAS = {
+    "PlayerSchema": "/components/schemas/NewPlayer",
+    "CreateGameSchema": "/components/schemas/CreateGameRequest",
+    "PostActionSchema": "/components/schemas/PostActionRequest",
+}
+RESPONSE_SCHEMAS = {
+    "ErrorSchema": "/components/schemas/Error",
+    "ErrorDetailSchema": "/components/schemas/Error/properties/error",
+    "SeatSchema": "/components/schemas/Seat",
+    "CreatedSeatSchema": "/components/schemas/CreatedSeat",
+    "GameCreatedSchema": "/components/schemas/GameCreated",
+    "GameViewSchema": "/components/schemas/GameView",
+    "EventSchema": "/components/schemas/Event",
+    "ActionAcceptedSchema": "/components/schemas/ActionAccepted",
+    "EventsPageSchema": "/components/schemas/EventsPage",
+    "LegalActionsSchema": "/components/schemas/LegalActions",
+    "GameSummarySchema": "/components/schemas/GameSummary",
+    "GameListSchema": "/components/schemas/GameList",
+    "HealthSchema": "/components/schemas/Health",
+}
+#: Field classes by the JSON type they read and write, most specific first (``Raw``: any).
+FIELD_TYPES: list[tuple[type[mfields.Field[Any]], str]] = [
+    (mfields.Boolean, "boolean"),
+    (mfields.Integer, "integer"),
+    (mfields.Number, "number"),
+    (mfields.String, "string"),
+    (mfields.Dict, "object"),
+    (mfields.Nested, "object"),
+    (mfields.List, "array"),
+]
+CONSTRAINTS = (
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "pattern",
+    "enum",
+)
+
+
+def _json_type(value: Any) -> str:
+    for kind, name in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string")):
+        if isinstance(value, kind):
+            return name
+    return {type(None): "null", list: "array", dict: "object"}[type(value)]
+
+
+def wire_schemas() -> dict[str, type[Schema]]:
+    """Every marshmallow schema class defined in service/api/schemas.py."""
+    return {
+        name: value
+        for name, value in vars(wire).items()
+        if isinstance(value, type)
+        and issubclass(value, Schema)
+        and value.__module__ == wire.__name__
+    }
+
+
+def spec_types(spec: OpenApi, node: Any) -> set[str]:
+    """The JSON types a spec schema admits (``integer`` stays apart from ``number``)."""
+    node, _ = spec.deref(node, "")
+    if "type" in node:
+        return set(node["type"]) if isinstance(node["type"], list) else {node["type"]}
+    if "const" in node:
+        return {_json_type(node["const"])}
+    if "enum" in node:
+        return {_json_type(value) for value in node["enum"]}
+    branches = [b for key in ("oneOf", "anyOf", "allOf") for b in node.get(key, [])]
+    return set().union(*(spec_types(spec, branch) for branch in branches))
+
+
+def spec_constraints(spec: OpenApi, node: Any) -> dict[str, Any]:
+    """The value constraints of a schema and of its branches (not of its items or properties);
+    an ``enum`` as a set without ``null`` (nullability is compared on its own)."""
+    node, _ = spec.deref(node, "")
+    found = {key: node[key] for key in CONSTRAINTS if key in node}
+    if "enum" in found:
+        found["enum"] = {value for value in found["enum"] if value is not None}
+    for branch in (b for key in ("oneOf", "anyOf", "allOf") for b in node.get(key, [])):
+        found.update(spec_constraints(spec, branch))
+    return found
+
+
+def wire_constraints(
+    spec: OpenApi, field: mfields.Field[Any], node: Any, where: str
+) -> dict[str, Any]:
+    """The spec constraints ``field``'s validators stand for; unknown validators fail."""
+    found: dict[str, Any] = {}
+    lengths = (
+        ("minItems", "maxItems") if isinstance(field, mfields.List) else ("minLength", "maxLength")
+    )
+    for validator in field.validators:
+        if isinstance(validator, mvalidate.Length):
+            assert validator.equal is None, f"{where}: teach this test Length(equal=)"
+            for key, bound in zip(lengths, (validator.min, validator.max), strict=True):
+                if bound is not None:
+                    found[key] = bound
+        elif isinstance(validator, mvalidate.Range):
+            for bound, inclusive, key in (
+                (validator.min, validator.min_inclusive, "minimum"),
+                (validator.max, validator.max_inclusive, "maximum"),
+            ):
+                if bound is not None:
+                    found[key if inclusive else f"exclusive{key.title()}"] = bound
+        elif isinstance(validator, mvalidate.OneOf):
+            found["enum"] = set(validator.choices)
+        elif isinstance(validator, mvalidate.Regexp):
+            found["pattern"] = validator.regex.pattern
+        elif validator is wire.hosted_game:
+            found["enum"] = set(GAMES)
+        elif validator is wire.printable_name:  # no keyword says it: the description does
+            description = spec.deref(node, "")[0].get("description", "")
+            assert "control characters" in description, f"{where}: say it refuses them"
+        else:
+            pytest.fail(f"{where}: teach this test what {validator!r} stands for in the spec")
+    return found
+
+
+def compare(
+    spec: OpenApi, field: mfields.Field[Any], node: Any, where: str, request: bool
+) -> list[str]:
+    """How ``field`` and the spec schema ``node`` differ (type, nulls, nesting, constraints)."""
+    problems: list[str] = []
+    types = spec_types(spec, node)
+    if ("null" in types) != bool(field.allow_none):
+        problems.append(f"{where}: allow_none={field.allow_none} but the spec admits {types}")
+    if type(field) is not mfields.Raw:  # Raw reads and writes any JSON
+        kinds = [name for cls, name in FIELD_TYPES if isinstance(field, cls)]
+        if not kinds:
+            pytest.fail(f"{where}: teach this test the JSON type of {type(field).__name__}")
+        if types - {"null"} != {kinds[0]}:
+            problems.append(f"{where}: marshmallow {kinds[0]}, the spec {sorted(types)}")
+    ours = wire_constraints(spec, field, node, where)
+    theirs = spec_constraints(spec, node)
+    if request:
+        same = ours == theirs
+    else:  # a response: what marshmallow says, the spec says too (and may say more)
+        same = all(key in theirs and theirs[key] == value for key, value in ours.items())
+    if not same:
+        problems.append(f"{where}: validators {ours} but the spec {theirs}")
+    if isinstance(field, mfields.Nested):
+        nested = field.nested
+        assert isinstance(nested, type) and issubclass(nested, Schema), where
+        expected = {**REQUEST_SCHEMAS, **RESPONSE_SCHEMAS}[nested.__name__]
+        _, pointer = spec.deref(node, "")
+        if pointer and pointer != expected:
+            problems.append(f"{where}: nests {nested.__name__} ({expected}), the spec {pointer}")
+    if isinstance(field, mfields.List):
+        items = spec.deref(node, "")[0].get("items")
+        if items is None:
+            problems.append(f"{where}: a list, but the spec gives no items")
+        else:
+            problems += compare(spec, field.inner, items, f"{where}[]", request)
+    return problems
+
+
+def schema_drift(spec: OpenApi) -> list[str]:
+    """Every difference between the marshmallow schemas and the spec's (empty: none)."""
+    problems: list[str] = []
+    mapped = {**REQUEST_SCHEMAS, **RESPONSE_SCHEMAS}
+    defined = wire_schemas()
+    if set(defined) != set(mapped):
+        problems.append(f"schemas without a spec schema here: {sorted(set(defined) ^ set(mapped))}")
+    for name, pointer in mapped.items():
+        if name not in defined:
+            continue
+        request = name in REQUEST_SCHEMAS
+        schema = defined[name]
+        node, _ = spec.deref(spec.at(pointer), pointer)
+        fields = {field.data_key or key: field for key, field in schema._declared_fields.items()}
+        properties = node.get("properties", {})
+        if set(fields) != set(properties):
+            problems.append(
+                f"{name} vs {pointer}: fields {sorted(fields)}, properties {sorted(properties)}"
+            )
+        # a request field is required when marshmallow requires it; a response field is always
+        # written when it is required or nullable (``allow_none``: null, never absent)
+        written = {k for k, f in fields.items() if f.required or (not request and f.allow_none)}
+        if written != set(node.get("required", [])):
+            problems.append(
+                f"{name} vs {pointer}: required {sorted(written)}, spec {node.get('required')}"
+            )
+        if node.get("additionalProperties") is not False:
+            problems.append(f"{pointer}: unknown properties must be refused")
+        if request and schema().unknown != RAISE:
+            problems.append(f"{name}: unknown fields must be refused (unknown = RAISE)")
+        for key in sorted(set(fields) & set(properties)):
+            problems += compare(spec, fields[key], properties[key], f"{name}.{key}", request)
+        for hook in (n for n, v in vars(schema).items() if hasattr(v, "__marshmallow_hook__")):
+            if (name, hook) != ("PostActionSchema", "_action_has_type"):
+                pytest.fail(f"{name}.{hook}: teach this test what it stands for in the spec")
+            actions = spec.at("/components/schemas/GameAction")["anyOf"]
+            for game in actions:
+                for branch in spec.deref(game, "")[0]["oneOf"]:
+                    action, at = spec.deref(branch, "")
+                    if (
+                        "type" not in action["required"]
+                        or action["properties"]["type"]["type"] != "string"
+                    ):
+                        problems.append(f"{at}: every action has a string `type`")
+    return problems
+
+
+def test_the_marshmallow_schemas_and_the_spec_are_one_wire_format(spec: OpenApi) -> None:
+    """A field, a requirement, a type or a limit added to either side alone fails here."""
+    assert schema_drift(spec) == []
+
+
+def test_the_drift_check_sees_a_field_added_on_either_side(
+    spec: OpenApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = copy.deepcopy(spec.doc)
+    doc["components"]["schemas"]["GameView"]["properties"]["spectators"] = {"type": "integer"}
+    assert any("spectators" in p for p in schema_drift(OpenApi(doc))), "a spec-only field"
+    doc = copy.deepcopy(spec.doc)
+    doc["components"]["schemas"]["NewPlayer"]["properties"]["name"]["maxLength"] = 65
+    assert any("PlayerSchema.name" in p for p in schema_drift(OpenApi(doc))), "a limit"
+
+    class GameViewSchema(wire.GameViewSchema):  # the same schema and one more field
+        spectators = mfields.Integer()
+
+    GameViewSchema.__module__ = wire.__name__
+    monkeypatch.setattr(wire, "GameViewSchema", GameViewSchema)
+    assert any("spectators" in p for p in schema_drift(spec)), "a marshmallow-only field"
 
 
 # ----- a whole game --------------------------------------------------------------------------
@@ -1196,8 +1514,10 @@ def test_every_documented_status_is_given_and_fits(
     melt = {**good, "action": {"type": "melt", "tile": [0, 0]}}
     api.post(actions, token=t0, json_body=melt, expect=422, code="no_pending_decision")
     accepted = api.post(actions, token=t0, json_body=good, expect=201).body
-    again = api.post(actions, token=t0, json_body={**good, "expected_version": 9}, expect=201)
+    again = api.post(actions, token=t0, json_body=good, expect=201)
     assert again.body == accepted, "a repeated command_id returns the first answer"
+    for other in ({**good, "expected_version": 9}, {**good, "action": {"type": "retire"}}):
+        api.post(actions, token=t0, json_body=other, expect=422, code="command_id_reused")
     api.post(
         actions,
         token=t0,
@@ -1355,7 +1675,7 @@ def check_iceberg_refusals_and_the_202(
     again = api.post(actions, token=t0, json_body=roll, expect=202).body
     assert again == pending, "a repeated command_id answers as the first time"
     await_draw(redis_client, game_id, 5)
-    after = api.post(actions, token=t0, json_body={**roll, "expected_version": 9}, expect=202)
+    after = api.post(actions, token=t0, json_body=roll, expect=202)
     assert after.body == pending, "the repeat of a 202 command stays 202 after the draw"
     rolled = api.get(f"{base}/state?version=5", token=t1, expect=200).body
     assert (rolled["status"], rolled["to_act"], rolled["state"]["awaiting_die"]) == (

@@ -29,7 +29,7 @@ from service.settings import Settings
 from tests.conftest import StartWorker
 from tests.e2e.test_bots_api import until_over
 from tests.fixtures.pig import GAME as PIG
-from tests.replay.test_step_show import Terminal, floe
+from tests.replay.helpers import Terminal, floe
 from tests.unit.domain.test_playthrough import play_through
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,42 +2,26 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import re
-import select
-import struct
-import subprocess
-import sys
-import termios
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from domain.games import GAMES as HOSTED
-from replay.step import screen
+from replay.step import scene, screen
 from replay.timeline import Timeline, TimelineError, from_events, load
-from tests.shared_files import ROOT, conformance_games, read_jsonl
+from tests.reference_games import conformance_games, read_jsonl
+from tests.replay.helpers import Terminal, floe
+
+#: ``tests/e2e/test_plugin_game.py`` drives its game through these helpers from here.
+__all__ = ["Terminal", "floe"]
 
 GAMES = conformance_games()
-ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 
 
 def test_the_reference_games_are_there() -> None:
-    assert len(GAMES) >= 9, "../shared/conformance holds the reference games"
-
-
-def floe(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "service.cli", "replay", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    assert len(GAMES) >= 9, "tests/data/conformance holds the reference games"
 
 
 @pytest.fixture(scope="module", params=GAMES, ids=lambda p: p.stem)
@@ -76,9 +60,9 @@ def test_timeline_refuses_what_it_cannot_replay() -> None:
 def test_text_renders_every_version_plainly_and_in_colour(game: Path) -> None:
     timeline = load(str(game))
     for version in range(1, timeline.last + 1):
-        plain = HOSTED[timeline.game].text(timeline.view(version), False)
+        plain = HOSTED[timeline.game].text(scene(timeline, version), False)
         assert plain and all("\x1b" not in line for line in plain)
-    painted = HOSTED[timeline.game].text(timeline.view(timeline.last // 2), True)
+    painted = HOSTED[timeline.game].text(scene(timeline, timeline.last // 2), True)
     assert any("\x1b[3" in line for line in painted)
 
 
@@ -151,55 +135,6 @@ def test_screen_fits_any_terminal(iceberg: Timeline) -> None:
 def test_screen_shows_the_go_to_prompt(iceberg: Timeline) -> None:
     lines = screen(iceberg, 20, 80, 30, prompt="12")
     assert lines[-1] == f"go to version (1-{iceberg.last}): 12_"
-
-
-class Terminal:
-    """``floe replay step`` running under a pseudo-terminal of a fixed size."""
-
-    def __init__(self, game: Path, rows: int = 50, cols: int = 110) -> None:
-        self.master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        env = {**os.environ, "TERM": "xterm", "ESCDELAY": "25"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "replay", "step", str(game)],
-            cwd=ROOT,
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            env=env,
-            start_new_session=True,
-        )
-        os.close(slave)
-        self.seen = b""
-
-    def press(self, keys: bytes) -> None:
-        self.seen = b""
-        os.write(self.master, keys)
-
-    def wait_for(self, pattern: str, timeout: float = 10.0) -> str:
-        """Read output until ``pattern`` shows up (escape codes stripped), or fail."""
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select([self.master], [], [], left)
-            if ready:
-                try:
-                    self.seen += os.read(self.master, 65536)
-                except OSError:
-                    break  # the child closed the terminal
-                plain = ANSI.sub(b"", self.seen).decode(errors="replace")
-                if re.search(pattern, plain):
-                    return plain
-        tail = ANSI.sub(b"", self.seen)[-400:]
-        raise AssertionError(f"{pattern!r} never appeared; last output: {tail!r}")
-
-    def exit_code(self, timeout: float = 10.0) -> int:
-        return self.process.wait(timeout)
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(5)
-        os.close(self.master)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from domain.engine.log import event_hash
 from replay.verify import Verdict, verify
-from tests.shared_files import conformance_games, read_jsonl
+from tests.reference_games import conformance_games, read_jsonl
 
 ARKTIA = next(p for p in conformance_games() if "arktia-3p" in p.name)
 ICEBERG = next(p for p in conformance_games() if "iceberg-2p" in p.name)

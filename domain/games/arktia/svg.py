@@ -2,10 +2,12 @@
 
 Holes are drawn as faint dashed outlines (the ice is gone). A stack shows its pieces nested:
 the Torus a ring, the Diskus a disc, the Globus a small ball, each in its owner's colour (grey
-for neutral); the hex's thick outline is the controller's colour.
+for neutral); the hex's thick outline is the controller's colour. Every hex carries its
+``q,r`` (actions name it ``[q, r]``); the hexes the last move names are outlined in ``MARK``.
+Under the board: the outcome, the last move, each seat by name, and a key to the sizes.
 
-Drawn from the view JSON only (never the board), so it shows nothing the viewer may not
-see; the bundle exports it as ``GAME.svg``.
+Drawn from the scene only (the view, never the board), so it shows nothing the viewer may
+not see; the bundle exports it as ``GAME.svg``.
 """
 
 from __future__ import annotations
@@ -15,14 +17,30 @@ from collections.abc import Mapping
 from typing import Any
 from xml.sax.saxutils import escape
 
-from domain.pictures.svg import HEADER, document, el, group, num, seat_colour, text
+from domain.engine.game import Scene
+from domain.games.arktia.text import ENDED, PHASES, SIZE_WORDS, last_move, moved_tiles, result
+from domain.pictures.svg import (
+    HEADER,
+    MARK,
+    caption,
+    document,
+    el,
+    group,
+    num,
+    paragraph,
+    seat_colour,
+    text,
+)
+from domain.pictures.words import humanize
 
-R = 34.0  # hex circumradius
+R = 44.0  # hex circumradius
 MARGIN = 16.0
 ROOT3 = math.sqrt(3.0)
 #: Piece radius (fraction of R) per size, drawn outer first so smaller ones sit inside.
-RADII = {"T": 0.70, "D": 0.46, "G": 0.22}
-LEGEND_ROW = 22.0
+RADII = {"T": 0.52, "D": 0.36, "G": 0.17}
+RING = 0.12  # the Torus ring's width, as a fraction of R
+LIFT = 5.0  # pieces sit this far above the hex's centre, to leave room for its q,r
+MIN_WIDTH = 640.0
 
 
 def _centre(q: int, r: int) -> tuple[float, float]:
@@ -42,15 +60,16 @@ def _piece(cx: float, cy: float, piece: Mapping[str, Any]) -> str:
     radius = RADII.get(size, 0.3) * R
     attrs: dict[str, object] = {"class": f"piece {size}", "cx": cx, "cy": cy, "r": radius}
     if size == "T":
-        attrs.update(fill="none", stroke=colour, stroke_width=0.16 * R)
+        attrs.update(fill="none", stroke=colour, stroke_width=RING * R)
     else:
         attrs.update(fill=colour, stroke="#ffffff", stroke_width=1.5)
     return el("circle", attrs)
 
 
-def _stack(cx: float, cy: float, stack: Mapping[str, Any]) -> str:
+def _stack(cx: float, cy: float, stack: Mapping[str, Any], scene: Scene) -> str:
     order = sorted(stack["pieces"], key=lambda p: -RADII.get(str(p["size"]), 0.0))
-    tip = f"{stack['form']} controlled by {stack['controller']}"
+    owner = "neutral" if stack["controller"] == "neutral" else scene.name(stack["controller"])
+    tip = f"form {stack['form']}, controlled by {owner}"
     return group(
         "stack",
         [el("title", {}, escape(tip)), *(_piece(cx, cy, p) for p in order)],
@@ -59,33 +78,80 @@ def _stack(cx: float, cy: float, stack: Mapping[str, Any]) -> str:
 
 
 def _reserve(counts: Mapping[str, Any]) -> str:
-    return " ".join(f"{size}{counts.get(size, 0)}" for size in ("G", "D", "T"))
+    return " ".join(f"{size}{counts.get(size, 0)}" for size in ("T", "D", "G"))
 
 
-def _legend(state: Mapping[str, Any], top: float) -> list[str]:
-    rows = [text(MARGIN, top, f"turn {state['turn']} of {state['turn_limit']}", font_size=13)]
-    current = state.get("current")
-    for i, player in enumerate(state["players"]):
-        y = top + LEGEND_ROW * (i + 1)
+def _seat_line(scene: Scene, player: Mapping[str, Any]) -> str:
+    seat = player["seat"]
+    won = scene.outcome is not None and seat in scene.outcome.get("winners", [])
+    line = (
+        f"{'▶ ' if seat == scene.view.get('current') else ''}{'★ ' if won else ''}"
+        f"{scene.name(seat)}:"
+        f" score {player['score']} · on board {player['on_board']}"
+        f" · reserve {_reserve(player['reserve'])}"
+    )
+    if any(player["neutral_reserve"].values()):
+        line += f" · neutral reserve {_reserve(player['neutral_reserve'])}"
+    line += f" · kept {player['kept']} · lost {player['lost']} · melted {player['melted']}"
+    if player.get("ended"):
+        line += f" · {ENDED.get(player['ended'], humanize(player['ended']))}"
+    return line
+
+
+def _legend(scene: Scene, top: float, width: float) -> tuple[list[str], float]:
+    state = scene.view
+    phase = PHASES.get(state["phase"], humanize(state["phase"]))
+    rows, y = paragraph(
+        MARGIN, top, width, f"{phase} · turn {state['turn']} of {state['turn_limit']}"
+    )
+    for player in state["players"]:
         seat = player["seat"]
-        line = (
-            f"{'▶ ' if seat == current else ''}seat {seat}: reserve {_reserve(player['reserve'])}"
-            f" · on board {player['on_board']} · kept {player['kept']} · lost {player['lost']}"
-            f" · melted {player['melted']} · score {player['score']}"
-        )
-        if any(player["neutral_reserve"].values()):
-            line += f" · neutral {_reserve(player['neutral_reserve'])}"
-        if player.get("ended"):
-            line += f" ({player['ended']})"
         swatch = el(
             "rect", {"x": MARGIN, "y": y - 11, "width": 12, "height": 12, "fill": seat_colour(seat)}
         )
-        rows.append(group("legend", [swatch, text(MARGIN + 18, y, line, font_size=13)]))
-    return rows
+        lines, y = paragraph(MARGIN + 18, y, width - 18, _seat_line(scene, player))
+        rows.append(group("legend", [swatch, *lines], data_seat=seat))
+    return rows, y
 
 
-def render(state: Mapping[str, Any], title: str) -> str:
-    """The SVG for an Arktia view."""
+def _size_key(top: float) -> tuple[list[str], float]:
+    """The three sizes drawn as on the board, named, then what outlines mean."""
+    out: list[str] = [text(MARGIN, top, "Sizes:", font_size=13, font_weight="bold")]
+    top += 24
+    for i, (size, words) in enumerate(SIZE_WORDS):
+        x = MARGIN + 200 * i
+        cx, cy = x + 12, top - 5
+        radius = RADII[size] * 26
+        attrs: dict[str, object] = {"class": "size-key", "cx": cx, "cy": cy, "r": radius}
+        if size == "T":
+            attrs.update(fill="none", stroke="#555555", stroke_width=RING * 26)
+        else:
+            attrs.update(fill="#555555")
+        out += [el("circle", attrs), text(x + 30, top, f"{size} {words}", font_size=13)]
+    y = top + 24
+    notes = (
+        "grey: neutral · hex outline: who controls it · dashed: melted · q,r: the hex"
+        " [q, r] that actions name"
+    )
+    lines, y = paragraph(MARGIN, y, MIN_WIDTH - 2 * MARGIN, notes, 12, fill="#444444")
+    return [group("size-legend", [*out, *lines])], y
+
+
+def _label(cx: float, cy: float, q: int, r: int) -> str:
+    return text(
+        cx,
+        cy + 0.66 * R,
+        f"{q},{r}",
+        class_="coord",
+        text_anchor="middle",
+        font_size=10,
+        fill="#4a6b80",
+    )
+
+
+def render(scene: Scene) -> str:
+    """The SVG for an Arktia scene."""
+    state = scene.view
     tiles = [(int(t[0]), int(t[1])) for t in state["tiles"]]
     holes = [(int(t[0]), int(t[1])) for t in state["holes"]]
     centres = [_centre(q, r) for q, r in tiles + holes] or [(0.0, 0.0)]
@@ -94,7 +160,9 @@ def render(state: Mapping[str, Any], title: str) -> str:
     min_y = min(y for _, y in centres) - half_h
     board_w = max(x for x, _ in centres) + half_w - min_x
     board_h = max(y for _, y in centres) + half_h - min_y
-    dx, dy = MARGIN - min_x, HEADER + MARGIN - min_y
+    width = max(board_w + 2 * MARGIN, MIN_WIDTH)
+    dx = (width - board_w) / 2 - min_x
+    dy = HEADER + MARGIN - min_y
 
     def at(tile: Any) -> tuple[float, float]:
         x, y = _centre(int(tile[0]), int(tile[1]))
@@ -134,9 +202,31 @@ def render(state: Mapping[str, Any], title: str) -> str:
                 }
             )
         body.append(el("polygon", attrs))
-    body.extend(_stack(*at(s["tile"]), s) for s in state["stacks"])
-    top = HEADER + 2 * MARGIN + board_h + 8
-    body.extend(_legend(state, top))
-    width = max(board_w + 2 * MARGIN, 620.0)
-    height = top + LEGEND_ROW * len(state["players"]) + MARGIN
-    return document(width, height, title, body)
+    body.extend(_label(*at((q, r)), q, r) for q, r in sorted(tiles + holes))
+    for stack in state["stacks"]:
+        x, y = at(stack["tile"])
+        body.append(_stack(x, y - LIFT, stack, scene))
+    body.extend(
+        el(
+            "polygon",
+            {
+                "class": "moved",
+                "points": _hex_points(*at(tile), R - 6),
+                "fill": "none",
+                "stroke": MARK,
+                "stroke_width": 3,
+                "stroke_dasharray": "7 4",
+            },
+        )
+        for tile in sorted(moved_tiles(scene))
+        if tile in set(tiles) | set(holes)
+    )
+    inner = width - 2 * MARGIN
+    top = HEADER + 2 * MARGIN + board_h + 10
+    said, top = caption(MARGIN, top, inner, outcome=result(scene), move=last_move(scene))
+    body.extend(said)
+    legend, top = _legend(scene, top + (6 if said else 0), inner)
+    body.extend(legend)
+    key, top = _size_key(top + 12)
+    body.extend(key)
+    return document(width, top + MARGIN - 8, scene.title, body)

@@ -1,6 +1,6 @@
 """Ice Breakers' rules: the Rules protocol, checking an action, and evolving the board.
 
-Refusals (``IllegalAction``, HTTP 422) carry stable codes, listed in docs/ice-breakers.md and
+Refusals (``IllegalAction``, HTTP 422) carry stable codes, listed in docs/rules/ice-breakers.md and
 in ``checks.py``. No refusal or view names an Ice Report card before it is exposed.
 """
 

@@ -3,9 +3,13 @@
 Ice cells are light blue and water cells dark blue, each with its value; every other cell is
 land. Ship *n* sails for harbor *n*; a pinned ship (on ice) gets a red outline and a pin mark.
 Only the exposed forecast is shown, and the whole report stack only when the view has it.
+Column numbers (x) run along the top and row numbers (y) down the left, so a cell reads
+``[x, y]`` as actions name it; the cells the last move names (a cleared cell, a ship's path)
+are outlined in ``MARK``. Under the map: the outcome, the last move, what is owed, and each
+seat by name with its cards, by the ids actions and events use (``c12 (P7)``).
 
-Drawn from the view JSON only (never the board), so it shows nothing the viewer may not
-see; the bundle exports it as ``GAME.svg``.
+Drawn from the scene only (the view, never the board), so it shows nothing the viewer may
+not see; the bundle exports it as ``GAME.svg``.
 """
 
 from __future__ import annotations
@@ -13,18 +17,39 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from domain.pictures.svg import HEADER, document, el, group, seat_colour, text
+from domain.engine.game import Scene
+from domain.games.ice_breakers.text import (
+    PHASES,
+    card,
+    cards,
+    last_move,
+    moved_cells,
+    pending_words,
+    report,
+    result,
+)
+from domain.pictures.svg import (
+    HEADER,
+    MARK,
+    caption,
+    document,
+    el,
+    group,
+    paragraph,
+    seat_colour,
+    text,
+)
+from domain.pictures.words import humanize, pair
 
 WIDTH, HEIGHT = 13, 10  # the fixed map's size in cells
 CELL = 44.0
 MARGIN = 16.0
-ROW = 19.0
-WRAP = 80  # characters per panel line
+AXIS = 22.0  # room for the column and row numbers
 ICE, WATER, LAND = "#d6eef8", "#1d5a86", "#cdbb8e"
 
 
 def _cell_xy(cell: Any) -> tuple[float, float]:
-    return (MARGIN + int(cell[0]) * CELL, HEADER + MARGIN + int(cell[1]) * CELL)
+    return (MARGIN + AXIS + int(cell[0]) * CELL, HEADER + MARGIN + AXIS + int(cell[1]) * CELL)
 
 
 def _channel(channel: Mapping[str, Any]) -> str:
@@ -84,15 +109,23 @@ def _harbor(dest: Mapping[str, Any]) -> str:
             fill="#5a4312",
         ),
     ]
-    if dest["cards"]:
+    if dest["cards"]:  # a badge: how many cards wait here
+        parts.append(
+            el(
+                "circle",
+                {"cx": x + CELL - 9, "cy": y + 10, "r": 7, "fill": "#5a4312", "stroke": "none"},
+            )
+        )
         parts.append(
             text(
-                x + CELL - 4,
-                y + CELL - 4,
-                f"{len(dest['cards'])} cards",
-                font_size=9,
-                text_anchor="end",
-                fill="#5a4312",
+                x + CELL - 9,
+                y + 13.5,
+                len(dest["cards"]),
+                class_="reward-count",
+                font_size=10,
+                font_weight="bold",
+                text_anchor="middle",
+                fill="#ffffff",
             )
         )
     cls = f"harbor{' large' if large else ''}{' delivered' if done else ''}"
@@ -152,123 +185,169 @@ def _ships(ships: Iterable[Mapping[str, Any]]) -> list[str]:
     return out
 
 
-def _card(card: Mapping[str, Any]) -> str:
-    return f"P{card['value']}" if card["kind"] == "power" else str(card["kind"])
-
-
-def _cards(cards: Iterable[Mapping[str, Any]]) -> str:
-    return " ".join(_card(c) for c in cards) or "—"
-
-
-def _report(report: Iterable[int]) -> str:
-    values = list(report)
-    return "{" + ",".join(str(v) for v in values) + "}" if values else "mild"
-
-
-def _wrap(line: str) -> list[str]:
-    rows: list[str] = []
-    while len(line) > WRAP:
-        cut = line.rfind(" ", 0, WRAP)
-        cut = cut if cut > 0 else WRAP
-        rows.append(line[:cut])
-        line = "    " + line[cut:].lstrip()
-    return [*rows, line]
-
-
-def _panel_lines(state: Mapping[str, Any]) -> list[tuple[str, object]]:
-    turn = state["turn"]
-    lines: list[tuple[str, object]] = [
-        (
-            f"phase {state['phase']}{' (intro)' if state.get('intro') else ''} · turns "
-            f"{state['turns']} · passes in a row {state['passes_in_a_row']}",
-            None,
+def _axes() -> list[str]:
+    """Column numbers (x) above the map, row numbers (y) left of it."""
+    out: list[str] = []
+    for x in range(WIDTH):
+        cx, top = _cell_xy((x, 0))
+        out.append(
+            text(cx + CELL / 2, top - 7, x, class_="coord", text_anchor="middle", font_size=11)
         )
-    ]
-    if state.get("forecast") is not None:
+    for y in range(HEIGHT):
+        left, cy = _cell_xy((0, y))
+        out.append(
+            text(left - 6, cy + CELL / 2 + 4, y, class_="coord", text_anchor="end", font_size=11)
+        )
+    return out
+
+
+def _marks(scene: Scene) -> list[str]:
+    """Outlines on the cells the last move names, and the ship's course through them."""
+    cells = [c for c in moved_cells(scene) if 0 <= c[0] < WIDTH and 0 <= c[1] < HEIGHT]
+    out = []
+    for cell in cells:
+        x, y = _cell_xy(cell)
+        box = {"x": x + 3, "y": y + 3, "width": CELL - 6, "height": CELL - 6, "rx": 4}
+        halo = {"class": "halo", **box, "fill": "none", "stroke": "#ffffff", "stroke_width": 5}
+        out.append(el("rect", halo))
+        out.append(
+            el(
+                "rect",
+                {
+                    "class": "moved",
+                    "x": x + 3,
+                    "y": y + 3,
+                    "width": CELL - 6,
+                    "height": CELL - 6,
+                    "rx": 4,
+                    "fill": "none",
+                    "stroke": MARK,
+                    "stroke_width": 3,
+                    "stroke_dasharray": "6 3",
+                },
+            )
+        )
+    if len(cells) > 1:
+        points = " ".join(
+            f"{_cell_xy(c)[0] + CELL / 2:.1f},{_cell_xy(c)[1] + CELL / 2:.1f}" for c in cells
+        )
+        out.append(
+            el(
+                "polyline",
+                {
+                    "class": "course",
+                    "points": points,
+                    "fill": "none",
+                    "stroke": MARK,
+                    "stroke_width": 2,
+                    "stroke_opacity": 0.6,
+                },
+            )
+        )
+    return out
+
+
+def _where(ship: Mapping[str, Any]) -> str:
+    if ship["delivered"]:
+        return f"{ship['ship']} delivered"
+    if ship["cell"] is None:
+        return f"{ship['ship']} off the map"
+    return f"{ship['ship']} at {pair(ship['cell'])}{' (pinned)' if ship['pinned'] else ''}"
+
+
+def _panel_lines(scene: Scene) -> list[tuple[str, object]]:
+    state = scene.view
+    phase = PHASES.get(state["phase"], humanize(state["phase"]))
+    status = f"{phase}{' (intro)' if state.get('intro') else ''}"
+    status += f" · turn {state['turns'] + 1}" if state["phase"] == "play" else ""
+    if state.get("passes_in_a_row"):
+        status += f" · passes in a row {state['passes_in_a_row']}"
+    lines: list[tuple[str, object]] = [(status, None)]
+    forecast = state.get("forecast")
+    if forecast is not None:
+        freeze = f"water of {report(forecast)} re-freezes" if forecast else "mild: nothing freezes"
+        when = " at the end of this turn" if state["phase"] == "play" else ""
+        lines.append(
+            (f"Forecast: {freeze}{when} · {state['reports_face_down']} reports face down", None)
+        )
+    turn = state["turn"]
+    if turn.get("power"):
         lines.append(
             (
-                f"forecast {_report(state['forecast'])} (water with these values freezes)"
-                f" · reports face down {state['reports_face_down']}",
+                f"This turn: Power {card(turn['power'])} · boosts {cards(turn['boosts'])}"
+                f" · {turn['points']} points, {turn['spent']} spent, {turn['left']} left",
                 None,
             )
         )
-    power = _card(turn["power"]) if turn.get("power") else "—"
-    lines.append(
-        (
-            f"this turn: power {power} · boosts {_cards(turn['boosts'])} · points "
-            f"{turn['points']} · spent {turn['spent']} · left {turn['left']}",
-            None,
-        )
-    )
+    winners = (scene.outcome or {}).get("winners", [])
     for hand in state["hands"]:
-        mark = "▶ " if hand["seat"] == state.get("current") else ""
-        lines.append((f"{mark}seat {hand['seat']}: {_cards(hand['cards'])}", hand["seat"]))
-    lines.append((f"row: {_cards(state['row'])} · discard {len(state['discard'])}", None))
-    delivered = ", ".join(str(s) for s in state["delivered"]) or "none"
-    lines.append((f"delivered ships: {delivered}", None))
-    pending = state.get("pending")
-    if pending:
-        what = (
-            f"{pending['draws_left']} AB2 draw(s) left"
-            if pending["type"] == "ab2_draw"
-            else f"to give: {_cards(pending['cards'])}"
-        )
-        lines.append((f"seat {pending['seat']} owes: {what}", None))
+        seat = hand["seat"]
+        mark = "▶ " if seat == state.get("current") else "★ " if seat in winners else ""
+        lines.append((f"{mark}{scene.name(seat)} holds {cards(hand['cards'])}", seat))
+    lines.append((f"Row: {cards(state['row'])} · discard pile {len(state['discard'])}", None))
+    waiting = [
+        f"H{d['destination']}: {cards(d['cards'])}"
+        for d in state["destinations"]
+        if d["in_play"] and not d["delivered"] and d["cards"]
+    ]
+    lines.append((f"Rewards waiting at harbors: {'; '.join(waiting) or 'none'}", None))
+    lines.append(("Ships: " + ", ".join(_where(s) for s in state["ships"]), None))
     if "report_stack" in state:
-        stack = " ".join(_report(r) for r in state["report_stack"])
-        lines.append((f"report stack: {stack}", None))
+        stack = " ".join(report(r) for r in state["report_stack"])
+        lines.append((f"Ice reports, in order: {stack}", None))
     return lines
 
 
-def _panel(state: Mapping[str, Any], top: float) -> tuple[list[str], float]:
-    out: list[str] = []
-    y = top
-    for line, seat in _panel_lines(state):
-        for i, row in enumerate(_wrap(line)):
-            if seat is not None and i == 0:
-                out.append(
-                    el(
-                        "rect",
-                        {
-                            "x": MARGIN,
-                            "y": y - 10,
-                            "width": 10,
-                            "height": 10,
-                            "fill": seat_colour(seat),
-                        },
-                    )
-                )
-            out.append(
-                text(
-                    MARGIN + (14 if seat is not None else 0),
-                    y,
-                    row,
-                    font_size=12,
-                    class_="hand" if seat is not None else "info",
-                )
-            )
-            y += ROW
-    return out, y
+def _panel(scene: Scene, top: float, width: float) -> tuple[list[str], float]:
+    out, y = caption(MARGIN, top, width, outcome=result(scene), move=last_move(scene))
+    note = pending_words(scene)
+    if note:
+        rows, y = paragraph(MARGIN, y, width, f"Now: {note}", fill="#8a6d00", class_="pending")
+        out += rows
+    y += 6
+    for line, seat in _panel_lines(scene):
+        if seat is None:
+            rows, y = paragraph(MARGIN, y, width, line, 12, class_="info")
+            out += rows
+            continue
+        swatch = el(
+            "rect",
+            {"x": MARGIN, "y": y - 10, "width": 10, "height": 10, "fill": seat_colour(seat)},
+        )
+        rows, y = paragraph(MARGIN + 14, y, width - 14, line, 12)
+        out.append(group("hand", [swatch, *rows], data_seat=seat))
+    key = (
+        "Light: ice (its value) · dark: water (the value a forecast re-freezes) · sand: land"
+        " · Hn: ship n's harbor (a badge: cards waiting there) · a red ring: a ship pinned"
+        " in ice · cells are [x, y]"
+    )
+    rows, y = paragraph(MARGIN, y + 4, width, key, 11, fill="#444444")
+    return [*out, *rows], y
 
 
-def render(state: Mapping[str, Any], title: str) -> str:
-    """The SVG for an Ice Breakers view."""
+def render(scene: Scene) -> str:
+    """The SVG for an Ice Breakers scene."""
+    state = scene.view
+    left, top = _cell_xy((0, 0))
     body = [
         el(
             "rect",
             {
                 "class": "land",
-                "x": MARGIN,
-                "y": HEADER + MARGIN,
+                "x": left,
+                "y": top,
                 "width": WIDTH * CELL,
                 "height": HEIGHT * CELL,
                 "fill": LAND,
             },
-        )
+        ),
+        *_axes(),
     ]
     body.extend(_channel(c) for c in state["channels"])
     body.extend(_harbor(d) for d in state["destinations"])
     body.extend(_ships(state["ships"]))
-    panel, bottom = _panel(state, HEADER + 2 * MARGIN + HEIGHT * CELL + 6)
+    body.extend(_marks(scene))
+    width = WIDTH * CELL + AXIS + 2 * MARGIN
+    panel, bottom = _panel(scene, top + HEIGHT * CELL + MARGIN + 14, width - 2 * MARGIN)
     body.extend(panel)
-    return document(WIDTH * CELL + 2 * MARGIN, bottom + MARGIN, title, body)
+    return document(width, bottom + MARGIN - 8, scene.title, body)

@@ -2,41 +2,141 @@
 
 Each cell is four characters: `` 3 `` ice of value 3, ``~3~`` open water (the number the
 Ice Report re-freezes), ``####`` land, ``H7`` the harbor of destination 7, ``S5`` ship 5
-(``S5!`` pinned; ``5+9`` two ships on one cell).
+(``S5!`` pinned; ``5+9`` two ships on one cell). Columns are ``x`` and rows ``y``, so a cell
+reads ``[x, y]`` as actions name it. Cards read as actions and events name them, by id, with
+their kind: ``c12 (P7)``. Seats are named; the last move and the outcome are said in words;
+every line fits 80 columns.
 
-Drawn from the view JSON only (never the board), for ``floe replay show`` and ``step``; the
-bundle exports it as ``GAME.text``.
+Drawn from the scene only (the view, never the board), for ``floe replay show`` and
+``step``; the bundle exports it as ``GAME.text``. The words (``describe``, ``card``…) are
+shared with ``svg.py``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from domain.engine.game import Scene
+from domain.games.ice_breakers.cards import CARD_SET, card_json
 from domain.pictures.text import dim, paint
+from domain.pictures.words import humanize, listing, move_line, outcome_line, pair, wrap_all
 
 WIDTH, HEIGHT, CELL = 13, 10, 4
+PHASES = {
+    "pieces": "setting up: dealing the ice pieces",
+    "ships": "setting up: placing the ships",
+    "reports_upper": "setting up: shuffling the Ice Reports",
+    "reports_lower": "setting up: shuffling the Ice Reports",
+    "deck": "setting up: dealing the cards",
+    "play": "play",
+    "over": "game over",
+}
+KINDS = {"R3": "Retrofit R3", "B1": "Bubbler B1", "AB2": "Auto-Ballast AB2"}
 
 
 def _navigable(x: int, y: int) -> bool:
     return (x % 3 == 0 or y % 3 == 0) and (x, y) not in {(6, 1), (6, 2), (6, 4), (6, 5)}
 
 
-def card(c: dict[str, Any]) -> str:
-    """A Coast Guard card in a few characters: ``P7``, ``R3``, ``B1``, ``AB2``."""
+def kind(c: Mapping[str, Any]) -> str:
+    """A Coast Guard card's kind in a few characters: ``P7``, ``R3``, ``B1``, ``AB2``."""
     return f"P{c['value']}" if c["kind"] == "power" else str(c["kind"])
 
 
-def _cards(cards: list[dict[str, Any]]) -> str:
-    return " ".join(card(c) for c in cards) or "-"
+def card(c: Mapping[str, Any]) -> str:
+    """A card as actions and events name it, with its kind: ``c12 (P7)``."""
+    return f"{c['id']} ({kind(c)})" if "id" in c else kind(c)
+
+
+def cards(items: Iterable[Mapping[str, Any]]) -> str:
+    return " ".join(card(c) for c in items) or "none"
+
+
+def card_id(value: object) -> str:
+    """A card id from an action (``"c12"``) with its kind when it is a known card."""
+    return card(card_json(str(value))) if value in CARD_SET else str(value)
+
+
+def report(values: Iterable[int]) -> str:
+    """An Ice Report card: the water numbers it re-freezes, or ``mild``."""
+    numbers = sorted(values)
+    return "+".join(str(v) for v in numbers) if numbers else "mild"
+
+
+def describe(scene: Scene, action: Mapping[str, Any]) -> str:
+    """An Ice Breakers action in words, naming cells and cards as the action does."""
+    t = action.get("type")
+    if t == "play_power":
+        return f"play Power card {card_id(action.get('card'))}"
+    if t == "boost":
+        return f"boost with {card_id(action.get('card'))}"
+    if t == "cash_ab2":
+        return f"cash {card_id(action.get('card'))} for two cards"
+    if t == "clear":
+        return f"clear the ice at {pair(action['cell'])}"
+    if t == "move_ship":
+        path = [pair(c) for c in action.get("path") or []]
+        via = f" via {', '.join(path[:-1])}" if len(path) > 1 else ""
+        ship = action.get("ship")
+        home = [d["harbor"] for d in scene.view["destinations"] if d["destination"] == ship]
+        done = " and deliver it" if home and (action.get("path") or [])[-1:] == home else ""
+        return f"sail ship {ship} to {path[-1] if path else '?'}{via}{done}"
+    if t == "give":
+        return f"give {card_id(action.get('card'))} to {scene.name(action.get('to'))}"
+    if t == "end_turn":
+        return "end the turn"
+    if t == "pass":
+        return "pass"
+    return humanize(t)
+
+
+def moved_cells(scene: Scene) -> list[tuple[int, int]]:
+    """The cells the last move names: a cleared cell, or every cell of a ship's path."""
+    if scene.move is None:
+        return []
+    action = scene.move.action
+    cells = [action["cell"]] if isinstance(action.get("cell"), list) else action.get("path") or []
+    return [(int(c[0]), int(c[1])) for c in cells if isinstance(c, list) and len(c) == 2]
+
+
+def last_move(scene: Scene) -> str | None:
+    return move_line(scene, lambda action: describe(scene, action))
+
+
+def result(scene: Scene) -> str | None:
+    outcome = scene.outcome
+    if outcome is None:
+        return None
+    detail = ""
+    if "delivered" in outcome and "in_play" in outcome:
+        detail = f"{outcome['delivered']} of {outcome['in_play']} ships delivered"
+        detail += f" in {outcome['turns']} turns" if "turns" in outcome else ""
+    return outcome_line(scene, team=True, detail=detail)
+
+
+def pending_words(scene: Scene) -> str | None:
+    """What must happen before play goes on, in words, or None."""
+    pending = scene.view.get("pending")
+    if not pending:
+        return None
+    who = scene.name(pending.get("seat"))
+    if pending["type"] == "give":
+        waiting = listing(card(c) for c in pending.get("cards", []))
+        return f"{who} gives out {waiting}, one card at a time, to any seat"
+    if pending["type"] == "ab2_draw":
+        return f"{who} draws {pending.get('draws_left')} more card(s) for the Auto-Ballast"
+    return f"{who} owes a decision ({humanize(pending['type'])})"
 
 
 def _ships(ships: list[int], pinned: set[int]) -> str:
     if len(ships) == 1:
         return f"S{ships[0]}" + ("!" if ships[0] in pinned else "")
-    return "+".join(str(s) for s in ships)
+    joined = "+".join(str(s) for s in ships)
+    return joined if len(joined) <= CELL else f"{ships[0]}+"
 
 
-def _map(state: dict[str, Any], colour: bool) -> list[str]:
+def _map(state: Mapping[str, Any], colour: bool) -> list[str]:
     channels = {(c["cell"][0], c["cell"][1]): c for c in state["channels"]}
     harbors = {(d["harbor"][0], d["harbor"][1]): d["destination"] for d in state["destinations"]}
     ships: dict[tuple[int, int], list[int]] = {}
@@ -44,7 +144,7 @@ def _map(state: dict[str, Any], colour: bool) -> list[str]:
     for s in state["ships"]:
         if s["cell"] is not None:
             ships.setdefault((s["cell"][0], s["cell"][1]), []).append(s["ship"])
-    lines = ["   " + "".join(f"{x:^{CELL}}" for x in range(WIDTH))]
+    lines = ["y\\x" + "".join(f"{x:^{CELL}}" for x in range(WIDTH))]
     for y in range(HEIGHT):
         row = ""
         for x in range(WIDTH):
@@ -67,64 +167,65 @@ def _map(state: dict[str, Any], colour: bool) -> list[str]:
     return lines
 
 
-def _where(ship: dict[str, Any]) -> str:
+def _where(ship: Mapping[str, Any]) -> str:
     if ship["delivered"]:
         return f"{ship['ship']} delivered"
     if ship["cell"] is None:
         return f"{ship['ship']} off the map"
-    x, y = ship["cell"]
-    return f"{ship['ship']}@{x},{y}" + ("!" if ship["pinned"] else "")
+    return f"{ship['ship']} at {pair(ship['cell'])}" + (" pinned" if ship["pinned"] else "")
 
 
-def _destinations(state: dict[str, Any]) -> list[str]:
+def _destinations(state: Mapping[str, Any]) -> list[str]:
     parts = []
     for d in state["destinations"]:
-        if not d["in_play"]:
+        if not d["in_play"] or d["delivered"] or not d["cards"]:
             continue
-        done = "delivered" if d["delivered"] else _cards(d["cards"])
-        parts.append(f"{d['destination']}{'L' if d['size'] == 'large' else 's'}: {done}")
-    lines, line = [], "destinations:"
-    for part in parts:
-        if len(line) + len(part) > 76:
-            lines.append(line)
-            line = " "
-        line += "  " + part
-    return [*lines, line]
+        parts.append(f"H{d['destination']} {cards(d['cards'])}")
+    return ["rewards waiting at harbors: " + ("; ".join(parts) or "none")]
 
 
-def render(state: dict[str, Any], colour: bool) -> list[str]:
-    """Lines picturing an Ice Breakers board view."""
+def render(scene: Scene, colour: bool) -> list[str]:
+    """Lines picturing an Ice Breakers scene."""
+    state = scene.view
     current = state.get("current")
-    head = f"Ice Breakers  phase {state['phase']}  turns {state['turns']}"
-    head += f"  passes in a row {state['passes_in_a_row']}"
+    phase = PHASES.get(state["phase"], humanize(state["phase"]))
+    head = f"Ice Breakers{' (intro)' if state.get('intro') else ''}: {phase}"
+    head += f", turn {state['turns'] + 1}" if state["phase"] == "play" else ""
     if current is not None:
-        head += "  current " + paint(f"seat {current}", current, colour)
-    lines = [head, "", *_map(state, colour), ""]
+        head += ", to move: " + paint(scene.name(current), current, colour)
+    if state.get("passes_in_a_row"):
+        head += f", passes in a row {state['passes_in_a_row']}"
+    lines = [head]
+    outcome, move, pending = result(scene), last_move(scene), pending_words(scene)
+    lines += [f"Result: {outcome}"] if outcome else []
+    lines += [f"Last move: {move}"] if move else []
+    lines += [f"Now: {pending}"] if pending else []
+    lines += ["", *_map(state, colour), ""]
     lines.append(
-        "legend: ' n ' ice of value n, ~n~ water, #### land, Hn harbor, Sn ship (! pinned)"
+        "key: ' n ' ice of value n, ~n~ water, #### land, Hn harbor of ship n, Sn ship n"
+        " (! pinned in ice), 5+9 ships on one cell; a cell is [x, y]"
     )
     forecast = state.get("forecast")
     if forecast is not None:
-        lines.append(
-            f"forecast: re-freeze {forecast or 'none'}  "
-            f"({state.get('reports_face_down')} reports face down)"
-        )
+        freeze = f"water of {report(forecast)} re-freezes" if forecast else "mild: nothing freezes"
+        when = " at the end of this turn" if state["phase"] == "play" else ""
+        lines.append(f"forecast: {freeze}{when} ({state.get('reports_face_down')} face down)")
     if state.get("report_stack") is not None:
-        lines.append(f"report stack: {state['report_stack']}")
-    lines.append("ships: " + "  ".join(_where(s) for s in state["ships"]))
+        stack = " ".join(report(r) for r in state["report_stack"])
+        lines.append(f"ice reports, in order: {stack}")
+    lines.append("ships: " + ", ".join(_where(s) for s in state["ships"]))
     lines.extend(_destinations(state))
-    lines.append(f"row: {_cards(state['row'])}   discard: {len(state['discard'])} cards")
+    lines.append(f"row: {cards(state['row'])}; discard pile: {len(state['discard'])} cards")
+    winners = (scene.outcome or {}).get("winners", [])
     for hand in state["hands"]:
-        who = paint(f"seat {hand['seat']}", hand["seat"], colour)
-        lines.append(f"{who} hand: {_cards(hand['cards'])}")
+        seat = hand["seat"]
+        mark = ">" if seat == current else "*" if seat in winners else " "
+        who = paint(scene.name(seat), seat, colour)
+        lines.append(f"{mark} {who} holds {cards(hand['cards'])}")
     turn = state["turn"]
     if turn.get("power") is not None:
         lines.append(
-            f"this turn: power {card(turn['power'])} boosts {_cards(turn['boosts'])} "
-            f"points {turn['points']} spent {turn['spent']} left {turn['left']}"
+            f"this turn: Power {card(turn['power'])}, boosts {cards(turn['boosts'])}:"
+            f" {turn['points']} points, {turn['spent']} spent, {turn['left']} left"
         )
-    pending = state.get("pending")
-    if pending:
-        detail = {k: v for k, v in pending.items() if k not in ("type", "seat")}
-        lines.append(f"pending: {pending['type']} by seat {pending['seat']} {detail}")
-    return lines
+    return wrap_all(lines)

@@ -2,10 +2,13 @@
 
 A face-down tile is drawn as its 2×2 squares and carries no text at all (the view has no
 value for it anyway); a face-up tile shows its value and suit; a removed tile is open water.
-Coins stand on squares of face-down tiles or, several together, on a face-up tile.
+Coins stand on squares of face-down tiles or, several together, on a face-up tile. The axes
+carry both coordinates actions use: tiles (bold, 0-4) and squares (small, 0-9); the squares
+and tiles the last move names are outlined in ``MARK``. Under the board: the outcome, the last
+move, the choice owed, and each seat by name with its coin colour.
 
-Drawn from the view JSON only (never the board), so it shows nothing the viewer may not
-see; the bundle exports it as ``GAME.svg``.
+Drawn from the scene only (the view, never the board), so it shows nothing the viewer may
+not see; the bundle exports it as ``GAME.svg``.
 """
 
 from __future__ import annotations
@@ -13,13 +16,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.pictures.svg import HEADER, document, el, group, seat_colour, text
+from domain.engine.game import Scene
+from domain.games.iceberg.text import PHASES, last_move, moved, pending_words, result
+from domain.pictures.svg import (
+    HEADER,
+    MARK,
+    caption,
+    document,
+    el,
+    group,
+    paragraph,
+    seat_colour,
+    text,
+)
+from domain.pictures.words import humanize
 
 CELL = 44.0  # one square; a tile is 2×2 squares
 TILE = 2 * CELL
 GRID = 5
 MARGIN = 16.0
-ROW = 22.0
+AXIS = 34.0  # room for the tile and square numbers left of and above the board
+WIDTH = 580.0
 #: Suit -> the seat that owns it (and so its colour).
 SUITS = ("suns", "moons", "crowns", "arms")
 SYMBOLS = {"suns": "☀", "moons": "☾", "crowns": "♛", "arms": "⚔"}
@@ -27,7 +44,7 @@ SEA = "#2f6f9f"
 
 
 def _origin() -> tuple[float, float]:
-    return (MARGIN, HEADER + MARGIN)
+    return (MARGIN + AXIS, HEADER + MARGIN + AXIS)
 
 
 def _face_down(tx: int, ty: int, highlight: bool) -> str:
@@ -145,41 +162,104 @@ def _coins(state: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _pending(pending: Mapping[str, Any] | None) -> tuple[set[tuple[int, int]], str]:
+def _pending(pending: Mapping[str, Any] | None) -> set[tuple[int, int]]:
+    """The tiles a pending choice is between (outlined in gold)."""
     if not pending:
-        return set(), ""
+        return set()
     if pending["type"] == "remove_tile":
-        tiles = {(int(t[0]), int(t[1])) for t in pending["tiles"]}
-        return tiles, f"seat {pending['seat']} picks a tile to remove (die {pending['die']})"
-    tiles = {(int(t[0]), int(t[1])) for g in pending["groups"] for t in g}
-    return tiles, f"seat {pending['seat']} picks which group stays"
+        return {(int(t[0]), int(t[1])) for t in pending["tiles"]}
+    return {(int(t[0]), int(t[1])) for g in pending.get("groups", []) for t in g}
 
 
-def _panel(state: Mapping[str, Any], top: float, note: str) -> list[str]:
-    status = f"phase {state['phase']} · idle turns {state['idle_turns']}/{state['idle_turn_limit']}"
-    if state.get("awaiting_die"):
-        status += " · awaiting the die"
-    rows = [text(MARGIN, top, status, font_size=13)]
+def _axes() -> list[str]:
+    """Tile numbers (bold) and square numbers (small) above and left of the board."""
+    ox, oy = _origin()
+    out: list[str] = []
+    for i in range(GRID):
+        mid = i * TILE + TILE / 2
+        bold = {"class_": "coord tile-coord", "font_size": 13, "font_weight": "bold"}
+        out.append(text(ox + mid, oy - 22, i, text_anchor="middle", **bold))
+        out.append(text(ox - 30, oy + mid + 5, i, text_anchor="middle", **bold))
+    for i in range(2 * GRID):
+        mid = i * CELL + CELL / 2
+        small = {"class_": "coord square-coord", "font_size": 10, "fill": "#4a6b80"}
+        out.append(text(ox + mid, oy - 9, i, text_anchor="middle", **small))
+        out.append(text(ox - 9, oy + mid + 4, i, text_anchor="end", **small))
+    return out
+
+
+def _marks(scene: Scene) -> list[str]:
+    """Outlines on the squares and tiles the last move names."""
+    ox, oy = _origin()
+    out = []
+    for kind, x, y in sorted(moved(scene)):
+        size = CELL if kind == "square" else TILE
+        if not (0 <= x < 2 * GRID and 0 <= y < 2 * GRID) or (kind == "tile" and max(x, y) >= GRID):
+            continue
+        box = {"x": ox + x * size + 3, "y": oy + y * size + 3, "width": size - 6}
+        halo = {"class": "halo", **box, "height": size - 6, "rx": 4, "fill": "none"}
+        out.append(el("rect", {**halo, "stroke": "#ffffff", "stroke_width": 5}))
+        out.append(
+            el(
+                "rect",
+                {
+                    "class": "moved",
+                    "x": ox + x * size + 3,
+                    "y": oy + y * size + 3,
+                    "width": size - 6,
+                    "height": size - 6,
+                    "rx": 4,
+                    "fill": "none",
+                    "stroke": MARK,
+                    "stroke_width": 3,
+                    "stroke_dasharray": "6 3",
+                },
+            )
+        )
+    return out
+
+
+def _panel(scene: Scene, top: float) -> tuple[list[str], float]:
+    state = scene.view
+    inner = WIDTH - 2 * MARGIN
+    rows, y = caption(MARGIN, top, inner, outcome=result(scene), move=last_move(scene))
+    note = pending_words(scene)
     if note:
-        rows.append(text(MARGIN, top + ROW, note, font_size=13, fill="#8a6d00"))
-    base = top + ROW * (2 if note else 1)
-    for i, player in enumerate(state["players"]):
-        y = base + ROW * i
+        lines, y = paragraph(MARGIN, y, inner, f"Now: {note}", fill="#8a6d00", class_="pending")
+        rows += lines
+    status = (
+        f"{PHASES.get(state['phase'], humanize(state['phase']))}"
+        f" · idle turns {state['idle_turns']} of {state['idle_turn_limit']}"
+    )
+    if state.get("awaiting_die"):
+        status += " · waiting for the die"
+    lines, y = paragraph(MARGIN, y + 6, inner, status)
+    rows += lines
+    winners = (scene.outcome or {}).get("winners", [])
+    for player in state["players"]:
         seat = player["seat"]
         line = (
-            f"{'▶ ' if seat == state.get('current') else ''}seat {seat} "
-            f"({SYMBOLS.get(player['suit'], '')} {player['suit']}): hand {player['hand']}"
-            f" · on board {player['on_board']}{' · out' if player['out'] else ''}"
+            f"{'▶ ' if seat == state.get('current') else ''}{'★ ' if seat in winners else ''}"
+            f"{scene.name(seat)} ({SYMBOLS.get(player['suit'], '')} {player['suit']}):"
+            f" {player['hand']} in hand · {player['on_board']} on the board"
+            f"{' · out' if player['out'] else ''}"
         )
         swatch = _coin(MARGIN + 6, y - 5, seat, 6)
-        rows.append(group("hand", [swatch, text(MARGIN + 18, y, line, font_size=13)]))
-    return rows
+        lines, y = paragraph(MARGIN + 18, y, inner - 18, line)
+        rows.append(group("hand", [swatch, *lines], data_seat=seat))
+    key = (
+        "Bold numbers: tiles [x, y] · small numbers: squares [x, y] · face-down tiles show"
+        " their 4 squares · gold outline: tiles to choose from"
+    )
+    lines, y = paragraph(MARGIN, y + 6, inner, key, 12, fill="#444444")
+    return [*rows, *lines], y
 
 
-def render(state: Mapping[str, Any], title: str) -> str:
-    """The SVG for an Iceberg view."""
+def render(scene: Scene) -> str:
+    """The SVG for an Iceberg scene."""
+    state = scene.view
     ox, oy = _origin()
-    highlight, note = _pending(state.get("pending"))
+    highlight = _pending(state.get("pending"))
     body = [
         el(
             "rect",
@@ -192,7 +272,8 @@ def render(state: Mapping[str, Any], title: str) -> str:
                 "rx": 6,
                 "fill": SEA,
             },
-        )
+        ),
+        *_axes(),
     ]
     hx, hy = int(state["hole"][0]), int(state["hole"][1])
     body.append(
@@ -216,7 +297,7 @@ def render(state: Mapping[str, Any], title: str) -> str:
         elif tile["state"] == "face_up":
             body.append(_face_up(tile, xy in highlight))
     body.extend(_coins(state))
-    top = oy + GRID * TILE + MARGIN + 14
-    body.extend(_panel(state, top, note))
-    height = top + ROW * (len(state["players"]) + (2 if note else 1)) + MARGIN
-    return document(GRID * TILE + 2 * MARGIN + 120, height, title, body)
+    body.extend(_marks(scene))
+    panel, bottom = _panel(scene, oy + GRID * TILE + MARGIN + 18)
+    body.extend(panel)
+    return document(WIDTH, bottom + MARGIN - 8, scene.title, body)

@@ -2,22 +2,105 @@
 
 A face-down tile shows its 2x2 squares (``.`` empty, a digit for a seat's coin); a face-up
 tile its value and suit initial over the coins on it; a removed tile is blank; ``()`` the hole.
+The axes carry both coordinates actions use: tiles ``[x, y]`` (0-4) and squares ``[x, y]``
+(0-9). Seats are named, the last move and the outcome said in words, lines fit 80 columns.
 
-Drawn from the view JSON only (never the board), for ``floe replay show`` and ``step``; the
-bundle exports it as ``GAME.text``.
+Drawn from the scene only (the view, never the board), for ``floe replay show`` and
+``step``; the bundle exports it as ``GAME.text``. The words (``describe``, ``pending_words``…)
+are shared with ``svg.py``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from domain.engine.game import Scene
 from domain.pictures.text import paint
+from domain.pictures.words import humanize, listing, move_line, outcome_line, pair, wrap_all
 
 GRID = 5
 WIDTH = 6  # inner characters per tile
+PHASES = {
+    "deal": "dealing the tiles",
+    "start": "placing the starting coins",
+    "play": "play",
+    "over": "game over",
+}
 
 
-def _coins(state: dict[str, Any]) -> dict[tuple[str, int, int], list[int]]:
+def position(pos: Mapping[str, Any]) -> str:
+    """``{"square": [3, 3]}`` as ``square [3, 3]``, ``{"tile": [1, 2]}`` as ``tile [1, 2]``."""
+    for kind in ("square", "tile"):
+        if isinstance(pos, Mapping) and kind in pos:
+            return f"{kind} {pair(pos[kind])}"
+    return "?"
+
+
+def describe(action: Mapping[str, Any]) -> str:
+    """An Iceberg action in words, naming squares and tiles as the action does."""
+    kind = action.get("type")
+    if kind == "place_start":
+        return f"place a starting coin on square {pair(action['square'])}"
+    if kind == "play":
+        return f"play a coin onto {position(action['to'])}"
+    if kind == "move":
+        return f"move a coin from {position(action['from'])} to {position(action['to'])}"
+    if kind == "flip":
+        return f"flip tile {pair(action['tile'])}"
+    if kind == "roll":
+        return "roll the die"
+    if kind == "remove_tile":
+        return f"remove tile {pair(action['tile'])}"
+    if kind == "keep_group":
+        return f"keep the group with tile {pair(action['tile'])}"
+    return humanize(kind)
+
+
+def moved(scene: Scene) -> set[tuple[str, int, int]]:
+    """The squares and tiles the last move names, as ``(kind, x, y)``."""
+    if scene.move is None:
+        return set()
+    action = scene.move.action
+    out: set[tuple[str, int, int]] = set()
+    if isinstance(action.get("square"), list):
+        out.add(("square", int(action["square"][0]), int(action["square"][1])))
+    if isinstance(action.get("tile"), list):
+        out.add(("tile", int(action["tile"][0]), int(action["tile"][1])))
+    for key in ("from", "to"):
+        pos = action.get(key)
+        for kind in ("square", "tile"):
+            if isinstance(pos, Mapping) and isinstance(pos.get(kind), list):
+                out.add((kind, int(pos[kind][0]), int(pos[kind][1])))
+    return out
+
+
+def last_move(scene: Scene) -> str | None:
+    return move_line(scene, describe)
+
+
+def result(scene: Scene) -> str | None:
+    return outcome_line(scene)
+
+
+def pending_words(scene: Scene) -> str | None:
+    """The choice the roller owes, in words, or None."""
+    pending = scene.view.get("pending")
+    if not pending:
+        return None
+    who = scene.name(pending.get("seat"))
+    if pending["type"] == "remove_tile":
+        tiles = listing((pair(t) for t in pending["tiles"]), "or")
+        return f"{who} rolled {pending['die']} and picks a tile to remove: {tiles}"
+    if pending["type"] == "keep_group":
+        groups = listing(
+            ("group " + ", ".join(pair(t) for t in g) for g in pending["groups"]), "or"
+        )
+        return f"{who} picks which group stays: {groups}"
+    return f"{who} owes a decision ({humanize(pending['type'])})"
+
+
+def _coins(state: Mapping[str, Any]) -> dict[tuple[str, int, int], list[int]]:
     at: dict[tuple[str, int, int], list[int]] = {}
     for coin in state["coins"]:
         ((kind, (x, y)),) = coin["position"].items()
@@ -34,7 +117,7 @@ def _square(coins: dict[tuple[str, int, int], list[int]], x: int, y: int, c: boo
     return _seats(seats, c) if seats else "."
 
 
-def _cell(tile: dict[str, Any] | None, coins: Any, tx: int, ty: int, c: bool) -> list[str]:
+def _cell(tile: Mapping[str, Any] | None, coins: Any, tx: int, ty: int, c: bool) -> list[str]:
     """The two rows of tile ``(tx, ty)``, each ``WIDTH`` visible characters."""
     if tile is None:
         return ["  ()  ", "  ()  "]
@@ -52,44 +135,59 @@ def _cell(tile: dict[str, Any] | None, coins: Any, tx: int, ty: int, c: bool) ->
     return [label, below]
 
 
-def _grid(state: dict[str, Any], colour: bool) -> list[str]:
+def _grid(state: Mapping[str, Any], colour: bool) -> list[str]:
     tiles = {(t["tile"][0], t["tile"][1]): t for t in state["tiles"]}
     coins = _coins(state)
     rule = "+" + ("-" * WIDTH + "+") * GRID
-    lines = ["    " + "".join(f"{x:^{WIDTH + 1}}" for x in range(GRID)), "   " + rule]
+    lines = [
+        "tile    " + "".join(f"{x:^{WIDTH + 1}}" for x in range(GRID)),
+        "square  " + "".join(f"{2 * x:>2}  {2 * x + 1:<2} " for x in range(GRID)),
+        "       " + rule,
+    ]
     for ty in range(GRID):
         cells = [_cell(tiles.get((tx, ty)), coins, tx, ty, colour) for tx in range(GRID)]
         for row in range(2):
-            prefix = f"{ty:>2} " if row == 0 else "   "
+            prefix = f"{ty:>3} {2 * ty + row:>2} " if row == 0 else f"    {2 * ty + row:>2} "
             lines.append(prefix + "|" + "|".join(cell[row] for cell in cells) + "|")
-        lines.append("   " + rule)
+        lines.append("       " + rule)
     return lines
 
 
-def _players(state: dict[str, Any], colour: bool) -> list[str]:
+def _players(scene: Scene, colour: bool) -> list[str]:
+    state = scene.view
+    winners = (scene.outcome or {}).get("winners", [])
     lines = []
     for p in state["players"]:
-        out = "  out" if p["out"] else ""
-        who = paint(f"seat {p['seat']}", p["seat"], colour)
-        lines.append(f"{who} ({p['suit']}): hand {p['hand']}  on board {p['on_board']}{out}")
+        seat = p["seat"]
+        mark = ">" if seat == state.get("current") else "*" if seat in winners else " "
+        out = "; out" if p["out"] else ""
+        lines.append(
+            f"{mark} {seat} {paint(scene.name(seat), seat, colour)} ({p['suit']}):"
+            f" {p['hand']} in hand, {p['on_board']} on the board{out}"
+        )
     return lines
 
 
-def render(state: dict[str, Any], colour: bool) -> list[str]:
-    """Lines picturing an Iceberg board view."""
-    head = f"Iceberg  phase {state['phase']}"
+def render(scene: Scene, colour: bool) -> list[str]:
+    """Lines picturing an Iceberg scene."""
+    state = scene.view
+    head = f"Iceberg: {PHASES.get(state['phase'], humanize(state['phase']))}"
     if state.get("current") is not None:
-        head += "  current " + paint(f"seat {state['current']}", state["current"], colour)
-    head += f"  idle {state['idle_turns']}/{state['idle_turn_limit']}"
+        head += ", to move: " + paint(scene.name(state["current"]), state["current"], colour)
+    head += f", idle turns {state['idle_turns']} of {state['idle_turn_limit']}"
     if state.get("awaiting_die"):
-        head += "  awaiting die"
-    lines = [head, "", *_grid(state, colour), ""]
-    lines.append("legend: face-down: its 4 squares (. empty, digit: a seat's coin);")
-    lines.append("  face-up: value + suit (s suns m moons c crowns a arms) over its coins;")
-    lines.append("  blank: removed; (): the hole")
-    lines.extend(_players(state, colour))
-    pending = state.get("pending")
-    if pending:
-        detail = {k: v for k, v in pending.items() if k not in ("type", "seat")}
-        lines.append(f"pending: {pending['type']} by seat {pending['seat']} {detail}")
-    return lines
+        head += ", waiting for the die"
+    lines = [head]
+    outcome, move, pending = result(scene), last_move(scene), pending_words(scene)
+    lines += [f"Result: {outcome}"] if outcome else []
+    lines += [f"Last move: {move}"] if move else []
+    lines += [f"Now: {pending}"] if pending else []
+    lines += ["", *_grid(state, colour), ""]
+    lines += [
+        "key: face-down tile: its 4 squares (. empty, a digit: that seat's coin);",
+        "  face-up: value + suit (s suns, m moons, c crowns, a arms) over its coins;",
+        "  blank: removed; (): the hole; axes: outer numbers are tiles [x, y],",
+        "  inner numbers squares [x, y]. Seats (* won, > to move):",
+    ]
+    lines += _players(scene, colour)
+    return wrap_all(lines)

@@ -17,7 +17,7 @@ from domain.engine import play, rng
 from domain.engine.canonical import canonical_json
 from domain.engine.types import GAME_OVER, RANDOM, Event
 from domain.games import GAMES
-from tests.shared_files import conformance_games, read_jsonl
+from tests.reference_games import conformance_games, read_jsonl
 
 HOSTED = [p for p in conformance_games() if read_jsonl(p)[0]["data"]["game"] in GAMES]
 
@@ -28,7 +28,7 @@ def test_every_hosted_game_has_reference_games() -> None:
 
 
 def _as_listed(action: dict[str, Any]) -> dict[str, Any]:
-    """The reference lists give a ``move_ship`` by its final cell only (conformance README)."""
+    """The reference lists give a ``move_ship`` by its final cell only (tests/data/conformance/README.md)."""
     if action["type"] == "move_ship":
         return {**action, "path": action["path"][-1:]}
     return action

@@ -1,4 +1,4 @@
-"""Ice Breakers rule examples: every case rules/ice-breakers.md lists, and more.
+"""Ice Breakers rule examples: every case docs/rules/ice-breakers.md lists, and more.
 
 Seats: A = 0, B = 1, C = 2. Positions start from ``new_game`` (identity shuffles, ship k of
 the full game on the harbor of destination k - 1) and replace board fields by hand; see

@@ -1,19 +1,57 @@
-"""The hash chain of DESIGN.md, recomputed from every conformance export."""
+"""The hash chain of docs/format.md, recomputed from every reference export and the doc's example."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from pathlib import Path
 
 import pytest
 
+from domain.engine.canonical import canonical_json
 from domain.engine.log import GENESIS_HASH, event_hash, seal
 from domain.engine.types import Event
-from tests.shared_files import conformance_games, read_jsonl
+from tests.reference_games import CHECKSUMS, CONFORMANCE, ROOT, conformance_games, read_jsonl
+
+FORMAT = ROOT / "docs" / "format.md"
 
 
 def test_there_are_reference_games_to_check() -> None:
     assert len(conformance_games()) >= 9
+
+
+def test_the_reference_files_are_the_recorded_bytes() -> None:
+    """Every file of the set is there, unchanged since it was copied (``SHA256SUMS``)."""
+    recorded: dict[str, str] = {}
+    for line in CHECKSUMS.read_text(encoding="ascii").splitlines():
+        digest, name = line.split("  ", 1)
+        recorded[name] = digest
+    present = {p.name for p in CONFORMANCE.glob("*.jsonl")}
+    assert present == set(recorded)
+    assert len(recorded) == 2 * len(conformance_games())  # each game with its legal lists
+    for name, digest in recorded.items():
+        assert hashlib.sha256((CONFORMANCE / name).read_bytes()).hexdigest() == digest, name
+
+
+def test_the_documented_example_chains_and_shows_the_bytes_hashed() -> None:
+    """docs/format.md's two-line export and the exact bytes it says line 1 hashes."""
+    text = FORMAT.read_text(encoding="utf-8")
+    [export] = re.findall(r"```jsonl\n(.*?)```", text, re.S)
+    [hashed] = re.findall(r"```text\n(0{64}\{.*?)\n```", text, re.S)
+    lines = export.splitlines()
+    events = [json.loads(line) for line in lines]
+    assert [canonical_json(e) for e in events] == lines  # written canonically
+    prev = GENESIS_HASH
+    for number, event in enumerate(events, start=1):
+        assert (event["version"], event["prev_hash"]) == (number, prev)
+        assert event_hash(event) == event["hash"]
+        prev = event["hash"]
+    first = {k: v for k, v in events[0].items() if k != "hash"}
+    assert hashed == GENESIS_HASH + canonical_json(first)
+    size = re.search(r"line 1 are these (\d+) bytes", text)
+    assert size is not None and int(size[1]) == len(hashed.encode("utf-8"))
+    assert f"is `{events[0]['hash']}`" in " ".join(text.split())
 
 
 @pytest.mark.parametrize("path", conformance_games(), ids=lambda p: p.stem)

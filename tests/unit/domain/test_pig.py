@@ -15,6 +15,7 @@ import pytest
 
 from domain.engine import play, rng
 from domain.engine.errors import IllegalAction, InvalidSetup, MalformedAction, NotAllowed
+from domain.engine.game import Scene
 from domain.engine.rules import Draw
 from domain.engine.types import (
     GAME_CREATED,
@@ -313,23 +314,30 @@ def _plain(value: Any) -> bool:
     return value is None or isinstance(value, bool | int | str)
 
 
+def _scene(state: GameState[Any], title: str = "") -> Scene:
+    return Scene.of(
+        RULES.view(state.board, None),
+        names=[seat.name for seat in state.created.seats],
+        outcome=None if state.outcome is None else state.outcome.to_json(),
+        title=title,
+    )
+
+
 def test_the_text_picture_fits_80_columns() -> None:
     ansi = re.compile(r"\x1b\[[0-9;]*m")
     for state in _positions():
-        view = RULES.view(state.board, None)
-        plain = GAME.text(view, False)
+        plain = GAME.text(_scene(state), False)
         assert plain and all(len(line) <= 80 for line in plain), plain
-        painted = GAME.text(view, True)
+        painted = GAME.text(_scene(state), True)
         assert [ansi.sub("", line) for line in painted] == plain
-    assert "Game over: seat 0 wins" in plain
+    assert f"Game over: {state.created.seats[0].name} wins 6–0" in plain
 
 
 def test_the_svg_picture_is_a_standalone_document_with_its_title() -> None:
     title = 'Pig <game> & "friends"'
     for state in _positions():
-        view = RULES.view(state.board, None)
-        picture = GAME.svg(view, title)
-        assert picture == GAME.svg(view, title)  # deterministic
+        picture = GAME.svg(_scene(state, title))
+        assert picture == GAME.svg(_scene(state, title))  # deterministic
         root = ET.fromstring(picture)
         assert root.tag == f"{SVG}svg"
         assert root.findtext(f"{SVG}title") == title

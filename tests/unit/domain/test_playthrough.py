@@ -43,7 +43,7 @@ SETUPS: dict[str, list[Setup]] = {
     "ice-breakers": [(2, {}), (3, {}), (4, {}), (2, {"intro": True}), (4, {"intro": True})],
 }
 GAMES_PER_SETUP = 48
-SEED = bytes(range(32))  # the draws come from the DESIGN.md derivation, as in a real game
+SEED = bytes(range(32))  # the draws come from the docs/format.md derivation, as in a real game
 MAX_STEPS = 5_000
 
 

@@ -1,0 +1,116 @@
+"""The API's documentation, served by Floe itself: the spec and an interactive reference.
+
+- ``GET /openapi.yaml``: ``openapi.yaml`` as written (``application/yaml``).
+- ``GET /openapi.json``: the same document as JSON.
+- ``GET /docs``: Swagger UI rendering ``/openapi.json``. Its assets come from the
+  ``flask-swagger-ui`` package (Swagger UI's own dist files, kept current upstream) and are
+  served from ``/docs/assets/<file>``: no CDN, so the page works offline too.
+- ``GET /``: a redirect to ``/docs`` for now.
+
+None of these is under ``/v1``: they are not rate limited and not part of the spec's paths.
+The spec is read from the repository root (``make run`` installs Floe editable) once, on
+first use, so a missing file fails only these routes, never the API.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import yaml
+from flask import Blueprint, Response, abort, redirect, send_from_directory
+
+docs = Blueprint("docs", __name__)
+
+SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
+#: Swagger UI's distribution files, as the flask-swagger-ui package ships them.
+ASSETS_DIR = Path(str(files("flask_swagger_ui") / "dist"))
+#: The files the page loads; nothing else of the package is served.
+ASSETS = frozenset(
+    {
+        "swagger-ui.css",
+        "index.css",
+        "swagger-ui-bundle.js",
+        "swagger-ui-standalone-preset.js",
+        "favicon-32x32.png",
+        "favicon-16x16.png",
+    }
+)
+#: Assets are versioned by the installed package: a new Swagger UI is a new package.
+ASSET_MAX_AGE = 3600
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Floe API reference</title>
+  <link rel="stylesheet" href="/docs/assets/index.css">
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png" sizes="32x32">
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-16x16.png" sizes="16x16">
+</head>
+<body>
+  <noscript>This page needs JavaScript. The spec itself is at
+    <a href="/openapi.yaml">/openapi.yaml</a> and <a href="/openapi.json">/openapi.json</a>.
+  </noscript>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+  <script>
+    window.onload = function () {
+      window.ui = SwaggerUIBundle({
+        url: "/openapi.json",
+        dom_id: "#swagger-ui",
+        deepLinking: true,
+        presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+        plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+        layout: "StandaloneLayout"
+      });
+    };
+  </script>
+</body>
+</html>
+"""
+
+
+@cache
+def _spec_text() -> str:
+    return SPEC_PATH.read_text(encoding="utf-8")
+
+
+@cache
+def _spec_json() -> str:
+    spec: Any = yaml.safe_load(_spec_text())
+    return json.dumps(spec, ensure_ascii=False, indent=2) + "\n"
+
+
+@docs.get("/")
+def index() -> Any:
+    """Nothing lives at the root yet: send people to the API reference."""
+    return redirect("/docs", code=302)
+
+
+@docs.get("/openapi.yaml")
+def openapi_yaml() -> Response:
+    return Response(_spec_text(), mimetype="application/yaml")
+
+
+@docs.get("/openapi.json")
+def openapi_json() -> Response:
+    return Response(_spec_json(), mimetype="application/json")
+
+
+@docs.get("/docs")
+def reference() -> Response:
+    return Response(PAGE, mimetype="text/html")
+
+
+@docs.get("/docs/assets/<name>")
+def asset(name: str) -> Response:
+    if name not in ASSETS:
+        abort(404)
+    return send_from_directory(ASSETS_DIR, name, max_age=ASSET_MAX_AGE)

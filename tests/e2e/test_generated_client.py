@@ -1,0 +1,410 @@
+"""A client generated from ``openapi.yaml`` by openapi-python-client plays every game.
+
+The spec is what client authors feed their generators, so this test does what they do: it runs
+``openapi-python-client generate`` on the unmodified ``openapi.yaml`` (in a subprocess, with
+proxies pointed at a closed port so it cannot reach the network) and requires a clean run:
+no schema dropped, no response left out, nothing but the "Generating" line with the
+project's generator config (``docs/openapi-python-client.yaml``), and without it only the
+two documented media-type notices. It then imports the generated package and plays a whole
+Arktia, Iceberg and Ice Breakers game through it against the API served as ``floe run``
+serves it (gunicorn, ``service.api.app:create_app()``, a real Redis), the draws made by a
+real ``floe worker``.
+
+Everything goes through the generated models: a game is created from ``CreateGameRequest``,
+the loop reads ``GameView.status`` and ``to_act``, picks one of ``LegalActions.actions`` (the
+game's own action classes), and posts it back inside a ``PostActionRequest`` with
+``expected_version`` and a ``command_id`` (``?wait=10``). Every answer is parsed by the
+generated code into its documented class and must survive the round trip: ``to_dict()`` of
+the parsed model equals the JSON on the wire, so a union that picked the wrong class or a
+field the spec lacks fails here. Waits are on conditions (the health check answering, the
+worker's draw with ``?wait``), never on a clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+from replay.verify import verify
+from service.run.redis_server import free_tcp_port
+from service.run.supervisor import api_command
+from service.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC_PATH = ROOT / "openapi.yaml"
+CONFIG_PATH = ROOT / "docs" / "openapi-python-client.yaml"
+PACKAGE = "floe_api_client"
+ORGANIZER = "generated-client-organizer-token"
+#: The only notices a plain ``generate`` (no config file) may print: responses whose media
+#: type the generator cannot read, which the config file maps to text.
+UNREADABLE_MEDIA_TYPES = {
+    "GET /v1/games/{game_id}/board.svg": "image/svg+xml",
+    "GET /v1/games/{game_id}/export": "application/x-ndjson",
+}
+#: The keys of timestamps: the generated models read them as ``datetime`` and write them
+#: back in Python's ISO form (``+00:00`` for the wire's ``Z``), so they compare as instants.
+TIMESTAMP_KEYS = frozenset({"at", "created_at"})
+
+
+# ----- generating --------------------------------------------------------------------------
+
+
+def generate(out: Path, *, config: Path | None) -> str:
+    """Run the generator on the unmodified spec into ``out``; return what it printed."""
+    argv = [sys.executable, "-m", "openapi_python_client", "generate"]
+    argv += ["--path", str(SPEC_PATH), "--meta", "none"]
+    if config is not None:
+        argv += ["--config", str(config)]
+    offline = "http://127.0.0.1:9"  # nothing listens there: any download would fail
+    env = {
+        **os.environ,
+        # ruff (the generator's formatting hook) is installed beside this Python
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HTTP_PROXY": offline,
+        "HTTPS_PROXY": offline,
+        "ALL_PROXY": offline,
+        "NO_PROXY": "",
+    }
+    done = subprocess.run(
+        argv, cwd=out, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    printed = done.stdout + done.stderr
+    assert done.returncode == 0, f"openapi-python-client failed:\n{printed}"
+    assert (out / PACKAGE / "__init__.py").is_file(), f"no package generated:\n{printed}"
+    return printed
+
+
+def assert_nothing_dropped(printed: str) -> None:
+    for sign in ("Unable to process schema", "removal of", "Cannot take allOf", "Error(s)"):
+        assert sign not in printed, f"the generator dropped something ({sign!r}):\n{printed}"
+
+
+def test_the_spec_generates_a_client_without_a_warning(tmp_path: Path) -> None:
+    printed = generate(tmp_path, config=CONFIG_PATH)
+    assert_nothing_dropped(printed)
+    lines = [line for line in printed.splitlines() if line.strip()]
+    assert lines == [f"Generating {tmp_path / PACKAGE}"], printed
+
+
+def test_without_the_config_only_two_response_bodies_are_left_out(tmp_path: Path) -> None:
+    """What a user gets from the plain command: every schema, two bodies it cannot read."""
+    printed = generate(tmp_path, config=None)
+    assert_nothing_dropped(printed)
+    blocks = printed.split("WARNING parsing ")[1:]
+    notices = {}
+    for block in blocks:
+        operation = block.split(" within ")[0]
+        assert "response will be omitted" in block, block
+        notices[operation] = block.split("Unsupported content_type ")[1].split(")")[0]
+    assert notices == UNREADABLE_MEDIA_TYPES, printed
+    models = tmp_path / PACKAGE / "models"
+    for name in ("ice_breakers_state", "ice_breakers_destination", "ice_breakers_pending_give"):
+        assert (models / f"{name}.py").is_file(), f"{name} was not generated"
+
+
+@dataclass(frozen=True)
+class Generated:
+    """The generated package: its clients, its models and its operations."""
+
+    package: ModuleType
+    models: ModuleType
+    ops: dict[str, ModuleType]
+
+    def client(self, base_url: str, token: str | None = None) -> Any:
+        timeout = httpx.Timeout(30.0)  # ``?wait=10`` may hold an answer for 10 s
+        if token is None:
+            return self.package.Client(base_url=base_url, timeout=timeout)
+        return self.package.AuthenticatedClient(base_url=base_url, token=token, timeout=timeout)
+
+
+OPERATIONS = {
+    "create_game": "games",
+    "get_game": "games",
+    "get_board_picture": "games",
+    "get_legal_actions": "play",
+    "post_action": "play",
+    "get_events": "events",
+    "export_game": "events",
+    "health": "ops",
+}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Generated]:
+    """The client generated from the spec (with the project's config), imported."""
+    out = tmp_path_factory.mktemp("generated-client")
+    assert_nothing_dropped(generate(out, config=CONFIG_PATH))
+    sys.path.insert(0, str(out))
+    try:
+        package = importlib.import_module(PACKAGE)
+        yield Generated(
+            package=package,
+            models=importlib.import_module(f"{PACKAGE}.models"),
+            ops={
+                name: importlib.import_module(f"{PACKAGE}.api.{tag}.{name}")
+                for name, tag in OPERATIONS.items()
+            },
+        )
+    finally:
+        sys.path.remove(str(out))
+        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
+            del sys.modules[name]
+
+
+# ----- the served API ----------------------------------------------------------------------
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout}s waiting for {what}")
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def base_url(redis_url: str, tmp_path: Path, generated: Generated) -> Iterator[str]:
+    """The API served as ``floe run`` serves it (gunicorn, threaded), on a free port."""
+    port = free_tcp_port()
+    argv = api_command(Settings(port=port, host="127.0.0.1", web_workers=1, web_threads=4))
+    env = {**os.environ, "REDIS_URL": redis_url, "FLOE_ORGANIZER_TOKEN": ORGANIZER}
+    log = tmp_path / "gunicorn.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink
+        )
+    url = f"http://127.0.0.1:{port}"
+    probe = generated.client(url)
+
+    def healthy() -> bool:
+        assert process.poll() is None, f"gunicorn exited:\n{log.read_text()}"
+        try:
+            return bool(generated.ops["health"].sync_detailed(client=probe).status_code == 200)
+        except httpx.TransportError:
+            return False
+
+    try:
+        wait_until(healthy, 30, "gunicorn to answer")
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# ----- typed answers -----------------------------------------------------------------------
+
+
+def _instants(node: Any, key: str | None = None) -> Any:
+    if isinstance(node, dict):
+        return {k: _instants(v, k) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_instants(v) for v in node]
+    if key in TIMESTAMP_KEYS and isinstance(node, str):
+        return datetime.fromisoformat(node)
+    return node
+
+
+def typed(response: Any, kind: Any, status: int = 200) -> Any:
+    """The parsed model of ``response``: of class ``kind``, and lossless."""
+    wire = json.loads(response.content) if response.content else None
+    assert response.status_code == status, (response.status_code, wire)
+    parsed = response.parsed
+    assert isinstance(parsed, kind), f"parsed as {type(parsed).__name__}, not {kind.__name__}"
+    assert _instants(parsed.to_dict()) == _instants(wire), "the model lost or changed fields"
+    return parsed
+
+
+def roundtrip(model: Any, data: dict[str, Any]) -> Any:
+    parsed = model.from_dict(data)
+    assert _instants(parsed.to_dict()) == _instants(data), f"{model.__name__} lost fields"
+    return parsed
+
+
+# ----- the games ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One game to play: who sits down, with what options, how actions are chosen."""
+
+    game: str
+    players: int
+    options: dict[str, Any]
+    #: relative weight of each action type (absent: 1.0)
+    weights: dict[str, float]
+    state: str  # the generated class ``GameView.state`` must parse into
+    actions: frozenset[str]  # the generated classes of the game's actions
+    draws: bool  # whether the game has random draws (made by the worker)
+
+
+PLANS = {
+    "arktia": Plan(
+        game="arktia",
+        players=2,
+        options={"turn_limit": 60},
+        weights={"retire": 0.05},
+        state="ArktiaState",
+        actions=frozenset(
+            {"ArktiaPlace", "ArktiaMove", "ArktiaKeepGroup", "ArktiaMelt", "ArktiaRetire"}
+        ),
+        draws=False,
+    ),
+    "iceberg": Plan(
+        game="iceberg",
+        players=2,
+        options={},
+        weights={"roll": 10.0, "flip": 10.0},
+        state="IcebergState",
+        actions=frozenset(
+            {
+                "IcebergPlaceStart",
+                "IcebergPlay",
+                "IcebergMove",
+                "IcebergFlip",
+                "IcebergRoll",
+                "IcebergRemoveTile",
+                "IcebergKeepGroup",
+            }
+        ),
+        draws=True,
+    ),
+    "ice-breakers": Plan(
+        game="ice-breakers",
+        players=2,
+        options={"intro": True},
+        weights={
+            "move_ship": 8.0,
+            "clear": 5.0,
+            "give": 5.0,
+            "play_power": 4.0,
+            "boost": 2.0,
+            "cash_ab2": 2.0,
+            "end_turn": 1.0,
+            "pass": 1.0,
+        },
+        state="IceBreakersState",
+        actions=frozenset(
+            {
+                "IceBreakersPlayPower",
+                "IceBreakersBoost",
+                "IceBreakersCashAb2",
+                "IceBreakersClear",
+                "IceBreakersMoveShip",
+                "IceBreakersGive",
+                "IceBreakersEndTurn",
+                "IceBreakersPass",
+            }
+        ),
+        draws=True,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_a_generated_client_plays_a_whole_game(
+    name: str, generated: Generated, base_url: str, worker: subprocess.Popen[bytes]
+) -> None:
+    plan = PLANS[name]
+    m, ops = generated.models, generated.ops
+    choose = random.Random(f"generated-client-{name}")
+    public = generated.client(base_url)
+    organizer = generated.client(base_url, ORGANIZER)
+
+    request = m.CreateGameRequest(
+        game=m.GameName(plan.game),
+        players=[m.NewPlayer(name=f"p{i}") for i in range(plan.players)],
+        options=m.CreateGameRequestOptions.from_dict(plan.options),
+    )
+    created = typed(
+        ops["create_game"].sync_detailed(client=public, body=request, wait=10), m.GameCreated, 201
+    )
+    assert created.game == m.GameName(plan.game)
+    assert created.status == m.GameCreatedStatus.ACTIVE, "with ?wait=10 the setup draws are in"
+    game_id = created.id
+    seats = [generated.client(base_url, seat.token) for seat in created.seats]
+    assert [seat.seat for seat in created.seats] == list(range(plan.players))
+
+    state_class = getattr(m, plan.state)
+    action_classes = tuple(getattr(m, cls) for cls in plan.actions)
+    moves = 0
+    seen_types: set[str] = set()
+    while True:
+        view = typed(ops["get_game"].sync_detailed(game_id, client=public), m.GameView)
+        assert isinstance(view.state, state_class)
+        if view.status == m.Status.OVER:
+            break
+        assert view.status == m.Status.ACTIVE, "with ?wait=10 no draw is still pending"
+        seat = choose.choice(view.to_act)
+        legal = typed(
+            ops["get_legal_actions"].sync_detailed(game_id, client=seats[seat]), m.LegalActions
+        )
+        assert legal.version == view.version and legal.actions
+        assert all(isinstance(action, action_classes) for action in legal.actions)
+        weights = [plan.weights.get(action.type_, 1.0) for action in legal.actions]
+        action = choose.choices(legal.actions, weights)[0]
+        body = m.PostActionRequest(
+            action=action, expected_version=legal.version, command_id=f"{seat}-{legal.version}"
+        )
+        answer = ops["post_action"].sync_detailed(game_id, client=seats[seat], body=body, wait=10)
+        accepted = typed(answer, m.ActionAccepted, 201)
+        first = accepted.events[0]
+        assert (first.version, first.actor, first.type_) == (
+            legal.version + 1,
+            seat,
+            m.EventType(action.type_),
+        )
+        assert first.data.to_dict() == {"action": action.to_dict()}
+        assert [e.version for e in accepted.events] == list(
+            range(legal.version + 1, accepted.version + 1)
+        )
+        for event in accepted.events[1:]:
+            assert event.actor == m.EventActorType1.SYSTEM and event.command_id is None
+        seen_types.add(action.type_)
+        moves += 1
+        assert moves < 2000, "the game should have ended"
+    assert moves > 5, "a whole game, not a token one"
+
+    # the end: outcome, seed, and the log through the client
+    assert isinstance(view.outcome, m.Outcome) and view.to_act == []
+    assert view.seed is not None
+    assert hashlib.sha256(bytes.fromhex(view.seed)).hexdigest() == view.seed_commitment
+    page = typed(ops["get_events"].sync_detailed(game_id, client=public), m.EventsPage)
+    events = page.events
+    assert [e.version for e in events] == list(range(1, view.version + 1))
+    assert events[0].type_ == m.EventType.GAME_CREATED
+    assert [e.type_ for e in events[-2:]] == [m.EventType.GAME_OVER, m.EventType.SEED_REVEALED]
+    draws = [e for e in events if e.type_ == m.EventType.RANDOM]
+    assert bool(draws) == plan.draws
+    assert all(e.actor == m.EventActorType1.SYSTEM for e in draws)
+    assert all(isinstance(e.actor, int) for e in events if e.command_id is not None)
+
+    exported = ops["export_game"].sync_detailed(game_id, client=organizer)
+    assert exported.status_code == 200 and isinstance(exported.parsed, str)
+    lines = [json.loads(line) for line in exported.parsed.splitlines()]
+    stored = [roundtrip(m.StoredEvent, line) for line in lines]
+    assert [s.to_dict() for s in stored] == [e.to_dict() for e in events]
+    verdict = verify(lines)
+    assert verdict.status == "ok", str(verdict)
+
+    picture = ops["get_board_picture"].sync_detailed(game_id, client=public)
+    assert picture.status_code == 200 and isinstance(picture.parsed, str)
+    assert "<svg" in picture.parsed

@@ -1,0 +1,191 @@
+"""README.md's curl tour, run as written against a real ``floe run``.
+
+Every ```` ```sh ```` block of the section "A five-minute tour with curl" is pasted, in order,
+into one ``bash`` (``set -euo pipefail``: any failing command fails its block), in a fresh
+directory standing in for the repository root (its ``.venv`` is this interpreter's), with
+``PORT`` set to the port of a ``floe run`` started here on a free port with its own data
+directory. Each block must finish, and say what the README promises it says. Nothing is
+skipped: a block the test has no expectation for fails it, and so does a missing one.
+Waits are on conditions (the health endpoint answering, the blocks running to their end),
+never on a clock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from service.run.redis_server import free_tcp_port
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+TOUR = "## A five-minute tour with curl"
+STARTUP_SECONDS = 60
+TOUR_SECONDS = 120
+BEGIN, DONE = "@@readme-block-begin", "@@readme-block-done"
+
+#: What each step's output must contain (regular expressions), by the step's number: the
+#: number its block's first comment gives it ("# 5. Mistakes get ...").
+PROMISES: dict[int, list[str]] = {
+    0: [r'"status": "ok"', r'"redis": "ok"'],
+    1: [r'"id": "[0-9a-f]+"', r'"seed_commitment"', r'"token"'],
+    2: [r'"status": "active"', r'"to_act": \[0\]', r'"outcome": null'],
+    3: [r'"version": 1', r'"actions": \[\{"type": "place"'],
+    4: [r'"version": 2', r'"command_id": "ann-1"'],
+    5: [r'"code": ?"not_your_turn"', r"^HTTP 403$"],
+    6: [r'"events": \[\{', r'"command_id": "ann-1"'],
+    7: [r'"version": 2', r'"status": "active"'],
+    8: [r"^event: place$", r"^event: game_over$", r"^event: seed_revealed$", r"^over \{'winners'"],
+    9: [r"\bok \(\d+ events\)$"],  # and verify exits 0 only for ok: set -e checks it
+}
+
+
+def tour_blocks(readme: str) -> list[str]:
+    """The ```sh blocks of the tour section, in order."""
+    start = readme.index(TOUR)
+    end = readme.find("\n## ", start + len(TOUR))
+    section = readme[start : end if end >= 0 else len(readme)]
+    return re.findall(r"^```sh\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
+
+
+def step_number(block: str) -> int:
+    found = re.match(r"# (\d+)\. ", block)
+    assert found, f"a tour block that does not start with its step number:\n{block}"
+    return int(found.group(1))
+
+
+def driver(blocks: list[str], directory: Path) -> Path:
+    """One bash script sourcing each block in turn, between markers naming it."""
+    lines = ["set -euo pipefail"]
+    for index, block in enumerate(blocks):
+        path = directory / f"block-{index}.sh"
+        path.write_text(block, encoding="utf-8")
+        lines += [
+            f"printf '\\n{BEGIN} {index}\\n'",
+            f". {shlex.quote(str(path))}",
+            f"printf '\\n{DONE} {index}\\n'",
+        ]
+    script = directory / "tour.sh"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return script
+
+
+def outputs(transcript: str) -> dict[int, str]:
+    """Each block's output (stdout and stderr) by index; only blocks that finished."""
+    found: dict[int, str] = {}
+    for match in re.finditer(
+        rf"^{BEGIN} (\d+)\n(.*?)^{DONE} \1$", transcript, flags=re.MULTILINE | re.DOTALL
+    ):
+        found[int(match.group(1))] = match.group(2)
+    return found
+
+
+def wait_healthy(base: str, process: subprocess.Popen[bytes]) -> None:
+    """Poll /v1/health until it answers 200 (bounded), failing at once if the process exits."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(base + "/v1/health", timeout=5) as response:
+                if response.status == 200 and json.loads(response.read())["status"] == "ok":
+                    return
+        except (OSError, urllib.error.HTTPError, ValueError):
+            pass
+        try:  # waiting on the process between polls: its exit fails the test at once
+            process.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            continue
+        raise AssertionError("floe run exited during start-up")
+    raise AssertionError("floe run did not become healthy")
+
+
+def run_tour(readme: str, workdir: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+    """Start ``floe run`` on a free port, run the tour's blocks against it, stop it."""
+    blocks = tour_blocks(readme)
+    data_dir, home = workdir / "floe-data", workdir / "repo"
+    data_dir.mkdir()
+    home.mkdir()
+    (home / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    port = free_tcp_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "FLOE_ORGANIZER_TOKEN")}
+    env["PORT"] = str(port)
+    log_path = data_dir / "floe-run.log"
+    with log_path.open("ab") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "run", "--data-dir", str(data_dir)],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", server)
+        tour = subprocess.Popen(
+            ["bash", str(driver(blocks, workdir))],
+            cwd=home,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,  # its own process group: a stuck block dies whole
+        )
+        try:
+            transcript, _ = tour.communicate(timeout=TOUR_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(tour.pid, signal.SIGKILL)
+            transcript, _ = tour.communicate()
+            transcript += f"\n(the tour was still running after {TOUR_SECONDS} s: killed)"
+        done = subprocess.CompletedProcess(tour.args, tour.wait(), transcript)
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=60)
+    assert server.returncode == 0, log_path.read_text(errors="replace")
+    return blocks, done
+
+
+def test_readme_starts_with_make_run_and_make_test() -> None:
+    text = README.read_text(encoding="utf-8")
+    first = re.search(r"```sh\n(.*?)```", text, flags=re.DOTALL)
+    assert first and text.index(first.group(0)) < 200, "the first screen is the two commands"
+    commands = [line.split("#")[0].strip() for line in first.group(1).splitlines()]
+    assert commands == ["make run", "make test"]
+
+
+def test_readme_names_no_outside_files_and_no_fixed_port() -> None:
+    text = README.read_text(encoding="utf-8")
+    for outside in ("../shared", "DESIGN.md"):
+        assert outside not in text, f"README cites {outside}: a clone has only its own docs/"
+    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.DOTALL):
+        for fixed in ("localhost:8000", "127.0.0.1:8000"):
+            assert fixed not in block, f"a command hard-codes {fixed}, not $PORT:\n{block}"
+    for target in re.findall(r"\]\(((?:docs|tests|requirements)/[^)#]*)", text):
+        assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
+
+
+def test_the_curl_tour_runs_as_written_against_floe_run(tmp_path: Path) -> None:
+    blocks, done = run_tour(README.read_text(encoding="utf-8"), tmp_path)
+    transcript = done.stdout
+    steps = [step_number(block) for block in blocks]
+    finished = outputs(transcript)
+    for index, step in enumerate(steps):
+        assert index in finished, (
+            f"step {step} did not finish (bash exit {done.returncode}):\n{transcript}"
+        )
+        for promise in PROMISES.get(step, []):
+            assert re.search(promise, finished[index], flags=re.MULTILINE), (
+                f"step {step} does not say {promise!r}; it said:\n{finished[index]}"
+            )
+    assert done.returncode == 0, transcript
+    assert steps == sorted(PROMISES), f"the tour's steps are {steps}, the test knows {PROMISES}"
+    assert "PORT=${PORT:-8000}" in blocks[0], "the port is chosen once, from PORT"
+    assert all("--max-time" in b for b in blocks if "/events/stream" in b), "SSE is bounded"
+    assert (tmp_path / "repo" / "game.jsonl").stat().st_size > 0
