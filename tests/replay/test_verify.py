@@ -10,24 +10,12 @@ from typing import Any
 
 import pytest
 
-from domain.engine.log import event_hash
 from replay.verify import Verdict, verify
 from tests.reference_games import conformance_games, read_jsonl
+from tests.replay.helpers import rechain
 
 ARKTIA = next(p for p in conformance_games() if "arktia-3p" in p.name)
 ICEBERG = next(p for p in conformance_games() if "iceberg-2p" in p.name)
-
-
-def rechain(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Recompute every prev_hash and hash, as a careful forger would."""
-    prev = "0" * 64
-    out = []
-    for event in events:
-        event = {**event, "prev_hash": prev}
-        event["hash"] = event_hash(event)
-        prev = event["hash"]
-        out.append(event)
-    return out
 
 
 def renumber(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
