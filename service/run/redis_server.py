@@ -3,6 +3,11 @@
 This is the one place that knows how to run Redis: ``floe run`` uses it for its embedded
 store and the test suite uses it for throwaway servers, so both get the same flags, the
 same readiness check and the same crash behaviour.
+
+The data directory holds every running game's seed and hidden layout (in the AOF), so it is
+private whatever the caller's umask: the directory is 0700 (an existing one is tightened, its
+contents too) and redis-server runs with umask 077, so the AOF, any RDB, its log and the
+unix socket (``unixsocketperm 700``) are readable by the owner only.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -30,6 +36,7 @@ __all__ = [
     "RedisServerError",
     "find_redis_server",
     "free_tcp_port",
+    "make_private_dir",
     "parent_death_signal",
 ]
 
@@ -44,10 +51,45 @@ EPHEMERAL_CONFIG: Mapping[str, str] = {"appendonly": "no", "save": ""}
 _MAX_UNIX_SOCKET_PATH = 103
 _RESERVED_PORTS = frozenset({6379})  # never hand out the default port of someone else's Redis
 _POLL_INTERVAL = 0.02
+#: What redis-server (and everything it creates: AOF, RDB, log, socket) runs under.
+PRIVATE_UMASK = 0o077
+_PRIVATE_DIR = 0o700
+_PRIVATE_FILE = 0o600
 
 
 class RedisServerError(RuntimeError):
     """redis-server could not be found, did not start, or did not become ready in time."""
+
+
+def make_private_dir(path: Path, *, tighten_contents: bool = False) -> None:
+    """Create ``path`` (and missing parents) and make it 0700 whatever the umask.
+
+    Missing parents get the usual permissions; ``path`` itself is chmodded even when it
+    already exists (if we own it: a directory of someone else's is left alone). With
+    ``tighten_contents`` everything in it that we own becomes 0700 (directories) or 0600
+    (files), so data written by an older floe under a permissive umask is private too.
+    Symlinks are never followed; sockets are left to redis-server's ``unixsocketperm``.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=_PRIVATE_DIR)
+    _chmod_if_ours(path, _PRIVATE_DIR)
+    if not tighten_contents:
+        return
+    for root, dirs, files in os.walk(path):
+        for name in dirs:
+            _chmod_if_ours(Path(root, name), _PRIVATE_DIR)
+        for name in files:
+            _chmod_if_ours(Path(root, name), _PRIVATE_FILE)
+
+
+def _chmod_if_ours(path: Path, mode: int) -> None:
+    info = path.lstat()
+    if info.st_uid != os.geteuid():
+        return
+    kind_ok = stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)
+    if kind_ok and stat.S_IMODE(info.st_mode) != mode:
+        path.chmod(mode)
 
 
 def find_redis_server() -> str:
@@ -216,9 +258,10 @@ class RedisServer:
         """Start the server (again) and return once it answers PING."""
         if self.running:
             raise RedisServerError(f"redis-server already running (pid {self.pid})")
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.data_dir, tighten_contents=True)
         if self.unix_socket is not None:
-            self.unix_socket.parent.mkdir(parents=True, exist_ok=True)
+            if not self.unix_socket.parent.exists():
+                make_private_dir(self.unix_socket.parent)
             if self._answers_ping():
                 # A second server would unlink the socket and share the same AOF: refuse.
                 raise RedisServerError(
@@ -273,7 +316,8 @@ class RedisServer:
 
     def _spawn_and_wait(self) -> None:
         out_path = self.data_dir / "redis-server.out"
-        with out_path.open("ab") as out:
+        out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, _PRIVATE_FILE)
+        with open(out_fd, "ab") as out:
             self._process = subprocess.Popen(
                 self.command(),
                 cwd=self.data_dir,
@@ -281,6 +325,9 @@ class RedisServer:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                # Set in the child before exec (no Python runs there): every file and
+                # directory Redis creates is private, whatever the caller's umask.
+                umask=PRIVATE_UMASK,
                 preexec_fn=parent_death_signal() if self.die_with_parent else None,
             )
         deadline = time.monotonic() + self.startup_timeout

@@ -29,6 +29,7 @@ from service.run.redis_server import (
     RedisServer,
     RedisServerError,
     find_redis_server,
+    make_private_dir,
     parent_death_signal,
 )
 from service.settings import Settings
@@ -154,7 +155,14 @@ def start_embedded_redis(data_dir: Path, *, executable: str | None = None) -> Re
 
     ``port 0`` means no TCP listener, so it can never clash with (or be mistaken for)
     another Redis on the machine; every write is fsynced to the AOF before it is acked.
+    ``<data_dir>/redis`` is 0700 and everything in it private, whatever the umask: the AOF
+    holds every running game's seed and hidden layout. ``data_dir`` is made 0700 too when it
+    is floe's own (new, empty, or holding only ``redis``); a directory that holds other things
+    (``--data-dir /tmp``) keeps its mode, the private ``redis`` inside it is enough.
     """
+    data_dir = data_dir.resolve()
+    if not data_dir.exists() or set(os.listdir(data_dir)) <= {"redis"}:
+        make_private_dir(data_dir)
     redis_dir = (data_dir / "redis").resolve()
     server = RedisServer(
         redis_dir,

@@ -107,6 +107,50 @@ def test_bad_creation_requests_are_400_and_create_nothing(
     assert client.get("/v1/games").get_json()["total"] == 0
 
 
+#: The most tiles Arktia's ``board`` option may hold, as docs/rules/arktia.md documents it.
+MAX_BOARD_TILES = 200
+
+
+def _hexagon(radius: int) -> list[list[int]]:
+    return [
+        [q, r]
+        for q in range(-radius, radius + 1)
+        for r in range(-radius, radius + 1)
+        if abs(q + r) <= radius
+    ]
+
+
+@pytest.mark.parametrize(
+    "board",
+    [
+        [[q, r] for q in range(15) for r in range(14)][: MAX_BOARD_TILES + 1],
+        _hexagon(40),  # 4,921 tiles in 41 KB: the board of the security finding
+    ],
+    ids=["one-over-the-limit", "radius-40"],
+)
+def test_a_board_over_the_tile_limit_is_400_and_creates_nothing(
+    client: FlaskClient, board: list[list[int]]
+) -> None:
+    body = {
+        "game": "arktia",
+        "players": [{"name": "a"}, {"name": "b"}],
+        "options": {"board": board},
+    }
+    raw = json.dumps(body, separators=(",", ":"))
+    assert len(raw) < 64 * 1024  # under the body limit: the rules refuse it, not the 413
+    response = client.post("/v1/games", data=raw, content_type="application/json")
+    assert response.status_code == 400
+    assert error_code(response) == "invalid_option"
+    assert f"at most {MAX_BOARD_TILES} tiles" in response.get_json()["error"]["message"]
+    assert client.get("/v1/games").get_json()["total"] == 0
+
+
+def test_a_board_of_the_tile_limit_is_accepted(new_game: NewGame) -> None:
+    board = [[q, r] for q in range(15) for r in range(14)][:MAX_BOARD_TILES]
+    game = new_game(options={"board": board})
+    assert len(game.view()["state"]["tiles"]) == MAX_BOARD_TILES
+
+
 def test_a_supplied_seed_needs_the_organizer_token(client: FlaskClient, new_game: NewGame) -> None:
     seed = "ab" * 32
     body = {"game": "arktia", "players": [{"name": "a"}, {"name": "b"}], "seed": seed}

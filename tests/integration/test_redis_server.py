@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
+import stat
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -123,3 +127,99 @@ def test_session_fixture_is_private_and_emptied(
     redis_client.set("k", "v")
     assert redis_client.get("k") == b"v"
     assert _tcp_port_in_use(redis_server.port)
+
+
+@contextlib.contextmanager
+def _umask(mask: int) -> Iterator[None]:
+    old = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def _modes_under(root: Path) -> dict[str, str]:
+    """``path -> octal mode`` of ``root`` and everything in it (symlinks not followed)."""
+    modes = {".": oct(stat.S_IMODE(root.lstat().st_mode))}
+    for path in sorted(root.rglob("*")):
+        modes[str(path.relative_to(root))] = oct(stat.S_IMODE(path.lstat().st_mode))
+    return modes
+
+
+def _assert_private(root: Path) -> None:
+    """Every directory under ``root`` is 0700, every file (and the socket) 0600 or 0700."""
+    wrong = {}
+    for name, mode in _modes_under(root).items():
+        path = root / name
+        if path.is_dir() and not path.is_symlink():
+            ok = mode == "0o700"
+        elif path.is_socket():
+            ok = mode in {"0o700", "0o600"}
+        else:
+            ok = mode == "0o600"
+        if not ok:
+            wrong[name] = mode
+    assert not wrong, f"readable by others under {root}: {wrong}"
+
+
+def test_embedded_redis_keeps_its_data_private_whatever_the_umask(tmp_path: Path) -> None:
+    """The AOF holds every game's seed and hidden layout: under a permissive umask (022) the
+    data directories are still 0700 and every file Redis or floe writes 0600 (socket 0700)."""
+    data_dir = tmp_path / ".floe-data"
+    with _umask(0o022):
+        server = start_embedded_redis(data_dir)
+        try:
+            with server.client() as client:
+                client.set("floe:{g}:seed", b"secret seed")
+                client.bgrewriteaof()  # a rewrite makes new base and incr files too
+                deadline = time.monotonic() + 10
+                while client.info("persistence")["aof_rewrite_in_progress"]:
+                    assert time.monotonic() < deadline
+                    time.sleep(0.05)
+                client.set("floe:{g}:more", b"after the rewrite")
+                client.save()  # an RDB as well, should anything ever turn snapshots on
+            aof_files = list((data_dir / "redis").rglob("*.aof"))
+            assert aof_files and any(b"secret seed" in f.read_bytes() for f in aof_files)
+            assert (data_dir / "redis" / "dump.rdb").exists()
+            assert (data_dir / "redis" / "redis.sock").is_socket()
+            _assert_private(data_dir)
+        finally:
+            server.stop()
+    _assert_private(data_dir)
+
+
+def test_existing_data_dirs_are_made_private_on_start(tmp_path: Path) -> None:
+    """A data directory left world-readable by an older floe is tightened when Redis starts."""
+    data_dir = tmp_path / ".floe-data"
+    with _umask(0o022):
+        (data_dir / "redis" / "appendonlydir").mkdir(parents=True)
+        old_file = data_dir / "redis" / "redis.log"
+        old_file.write_text("old log\n")
+        for path in (data_dir, data_dir / "redis", data_dir / "redis" / "appendonlydir"):
+            path.chmod(0o755)
+        old_file.chmod(0o644)
+        server = start_embedded_redis(data_dir)
+        try:
+            with server.client() as client:
+                client.set("k", b"v")
+            _assert_private(data_dir)
+        finally:
+            server.stop()
+
+
+def test_a_shared_data_dir_keeps_its_mode_but_redis_inside_is_private(tmp_path: Path) -> None:
+    """``--data-dir`` naming a directory that holds other things (say /tmp) is not chmodded;
+    the ``redis`` directory floe owns inside it is private all the same."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "someone-elses-file").write_text("x")
+    shared.chmod(0o755)
+    with _umask(0o022):
+        server = start_embedded_redis(shared)
+        try:
+            with server.client() as client:
+                client.set("k", b"v")
+        finally:
+            server.stop()
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o755
+    _assert_private(shared / "redis")

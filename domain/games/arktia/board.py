@@ -9,7 +9,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal, NamedTuple
 
-from domain.games.arktia.hexes import DIRECTIONS, Hex, components, is_connected, neighbours
+from domain.games.arktia.hexes import (
+    DIRECTIONS,
+    Hex,
+    articulation_points,
+    components,
+    is_connected,
+    neighbours,
+)
 from domain.games.arktia.stacks import NEUTRAL, SIZES, Colour, Size, Sizes, Stack
 
 Phase = Literal["neutral", "round1", "round2", "play"]
@@ -176,7 +183,8 @@ class ArktiaBoard(NamedTuple):
 
         The unit always carries the mover's own top piece, so the mover's colour stays whole
         exactly when the tiles it keeps elsewhere (``rest``) still join up with the landing
-        tile; that is checked per unit once, not per landing.
+        tile; that is checked per unit once, not per landing: the groups of ``rest`` are found
+        once, and a landing joins them when it touches every one.
         """
         own = frozenset(tile for tile, stack in self.stacks.items() if seat in stack)
         empty = Stack()
@@ -186,12 +194,12 @@ class ArktiaBoard(NamedTuple):
             for unit_name, unit in stack.units().items():
                 moving, staying = stack.take(unit)
                 rest = own if seat in staying else own - {source}
-                rest_whole = is_connected(rest)
+                groups = _groups(rest)
                 for dq, dr in DIRECTIONS:
                     target = (source[0] + dq, source[1] + dr)
                     while target in self.tiles:
                         if self.stacks.get(target, empty).accepts(moving) and _joins(
-                            rest, rest_whole, target
+                            rest, groups, target
                         ):
                             yield source, unit_name, target
                         target = (target[0] + dq, target[1] + dr)
@@ -208,26 +216,51 @@ class ArktiaBoard(NamedTuple):
     # ----- melting ------------------------------------------------------------------------
 
     def meltable(self) -> list[Hex]:
-        """Empty border tiles whose loss leaves the continent in one piece."""
-        return sorted(
-            tile
-            for tile in self.empty_tiles()
-            if sum(1 for nb in neighbours(tile) if nb in self.tiles) < 6
-            and is_connected(self.tiles - {tile})
-        )
+        """Empty border tiles whose loss leaves the continent in one piece.
+
+        The continent is always one piece (setup refuses any other board, and only a tile
+        whose loss keeps it whole ever melts), so a tile may melt exactly when it is not a cut
+        tile of the continent. A border tile whose ice neighbours form one unbroken arc of
+        its six never is (neighbours next to each other in the ring touch); only when some
+        candidate touches the ice in two or more arcs is the whole continent searched, once,
+        for its cut tiles: linear in the tiles, where asking ``is_connected`` again per
+        candidate was quadratic.
+        """
+        tiles = self.tiles
+        border: list[Hex] = []
+        pinched = False
+        for tile in self.empty_tiles():
+            ring = 0
+            for bit, nb in enumerate(neighbours(tile)):
+                if nb in tiles:
+                    ring |= 1 << bit
+            if ring != _FULL_RING:
+                border.append(tile)
+                pinched = pinched or _ARCS[ring] > 1
+        if pinched:
+            cuts = articulation_points(tiles)
+            border = [tile for tile in border if tile not in cuts]
+        return sorted(border)
 
 
-def _joins(rest: frozenset[Hex], rest_whole: bool, target: Hex) -> bool:
-    """Is ``rest`` plus ``target`` one group? Cheap when ``rest`` is already whole."""
+def _groups(rest: frozenset[Hex]) -> tuple[frozenset[Hex], ...] | None:
+    """The groups of ``rest`` when it falls apart, or None when it is one group (or none)."""
+    if is_connected(rest):
+        return None
+    return tuple(frozenset(group) for group in components(rest))
+
+
+def _joins(rest: frozenset[Hex], groups: tuple[frozenset[Hex], ...] | None, target: Hex) -> bool:
+    """Is ``rest`` plus ``target`` one group? ``groups`` is ``_groups(rest)``, found once.
+
+    A landing outside ``rest`` joins it up exactly when it touches every group of it.
+    """
     if not rest or target in rest:
-        return rest_whole
-    if rest_whole:
+        return groups is None
+    if groups is None:
         return any(nb in rest for nb in neighbours(target))
-    return is_connected(rest | {target})
-
-
-_EMPTY = Stack()
-_FIELD_INDEX = {name: index for index, name in enumerate(ArktiaBoard._fields)}
+    around = neighbours(target)
+    return all(any(nb in group for nb in around) for group in groups)
 
 
 #: For each set of the six neighbours (a bit each, in ring order), how many separate arcs.
@@ -235,6 +268,11 @@ _ARCS = tuple(
     int(sum(1 for i in range(6) if ring >> i & 1 and not ring >> (i - 1) % 6 & 1) or ring > 0)
     for ring in range(64)
 )
+#: All six neighbours present: an inner tile, which never melts.
+_FULL_RING = 63
+
+_EMPTY = Stack()
+_FIELD_INDEX = {name: index for index, name in enumerate(ArktiaBoard._fields)}
 
 
 def may_split(

@@ -1,4 +1,4 @@
-"""Hex geometry: axial coordinates, the six directions, boards and connectivity."""
+"""Hex geometry: axial coordinates, the six directions, boards, connectivity and cut tiles."""
 
 from __future__ import annotations
 
@@ -40,3 +40,8 @@ def components(tiles: Iterable[Hex]) -> list[list[Hex]]:
 def is_connected(tiles: frozenset[Hex] | set[Hex]) -> bool:
     """True when ``tiles`` form one group (an empty set counts as connected)."""
     return graphs.is_connected(tiles, neighbours)
+
+
+def articulation_points(tiles: frozenset[Hex] | set[Hex]) -> frozenset[Hex]:
+    """The tiles whose loss would split their group (one linear pass, see ``graphs``)."""
+    return graphs.articulation_points(tiles, neighbours)

@@ -16,6 +16,11 @@ from domain.games.arktia.hexes import BOARD_24, BOARD_27, BOARD_36, Hex, is_conn
 
 DEFAULT_TURN_LIMIT = 300
 MAX_TURN_LIMIT = 1_000_000
+#: The most tiles a ``board`` may hold: over five times the largest default board (36), and
+#: the bound on what every rule that looks at the whole continent costs per event.
+MAX_BOARD_TILES = 200
+#: How far from the origin a ``board``'s coordinates may go.
+MAX_COORDINATE = 100
 KNOWN_OPTIONS = frozenset({"board", "neutrals_3p", "turn_limit"})
 
 
@@ -41,10 +46,20 @@ def _board(given: Any, in_play: int) -> frozenset[Hex]:
     if given is None:
         return {24: BOARD_24, 27: BOARD_27}.get(in_play, BOARD_36)
     if not isinstance(given, list) or not all(
-        isinstance(t, list) and len(t) == 2 and all(type(v) is int and abs(v) <= 100 for v in t)
+        isinstance(t, list)
+        and len(t) == 2
+        and all(type(v) is int and abs(v) <= MAX_COORDINATE for v in t)
         for t in given
     ):
-        raise InvalidSetup("invalid_option", "board must be a list of [q, r] integer pairs")
+        raise InvalidSetup(
+            "invalid_option",
+            f"board must be a list of [q, r] integer pairs, each within ±{MAX_COORDINATE}",
+        )
+    if len(given) > MAX_BOARD_TILES:
+        raise InvalidSetup(
+            "invalid_option",
+            f"board may hold at most {MAX_BOARD_TILES} tiles; this one lists {len(given)}",
+        )
     tiles = frozenset((t[0], t[1]) for t in given)
     if len(tiles) != len(given):
         raise InvalidSetup("invalid_option", "board lists a tile twice")
