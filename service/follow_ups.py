@@ -19,9 +19,10 @@ JobKind = Literal["draw", "bot"]
 
 class JobQueue(Protocol):
     """Hands ``(game_id, version)`` jobs to the workers; a job for a stale version does
-    nothing, so enqueueing the same job twice is harmless."""
+    nothing, so running the same job twice is harmless. ``enqueue`` may say whether it
+    pushed the job (False: the queue already held it)."""
 
-    def enqueue(self, kind: JobKind, game_id: str, version: int) -> None: ...
+    def enqueue(self, kind: JobKind, game_id: str, version: int) -> bool | None: ...
 
 
 def next_job(game: Game[Any], state: GameState[Any], status: str) -> JobKind | None:

@@ -1,51 +1,111 @@
-"""RQ jobs: the queue the service fills and the two job functions a worker runs.
+"""RQ jobs: the queues the service fills and the two job functions a worker runs.
 
 A job carries only ``(game_id, version)`` as JSON (never a pickle) and has the deterministic
-id ``<kind>-<game_id>-<version>``. The job functions are thin: they hand the job to the
-worker process's ``Automation``, which ``service.worker`` installs when it starts, built by
-``service.bootstrap`` like every other part of Floe.
+id ``<kind>-<game_id>-<version>``. Draws and bot moves go to two queues, ``floe:draws`` and
+``floe:bots``; a worker listens to them in that order (RQ takes from the first non-empty
+queue), so a draw, which blocks people, never waits behind bot thinking. ``floe`` is the
+single queue of earlier versions: workers still listen to it, last, so its jobs are worked.
+
+Enqueueing is idempotent per job id: a job RQ still holds (queued, deferred, scheduled, or
+started by a worker whose liveness key is alive) is not pushed again, and a new job is pushed
+with RQ's atomic ``unique`` enqueue, so a queue never holds one id twice. A job RQ no longer
+holds (gone, failed, stopped, canceled, or started by a dead worker) is enqueued afresh.
+
+The job functions are thin: they hand the job to the worker process's ``Automation``, which
+``service.worker`` installs when it starts, built by ``service.bootstrap`` like every other
+part of Floe.
 """
 
 from __future__ import annotations
 
 import redis
 from rq import Queue
+from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.automation import Automation
 from service.follow_ups import JobKind
 
-QUEUE_NAME = "floe"
+#: One queue per kind; a worker listens to ``WORKER_QUEUES`` in this order.
+QUEUE_NAMES: dict[JobKind, str] = {"draw": "floe:draws", "bot": "floe:bots"}
+#: The single queue of earlier versions, listened to last so jobs left in it still run.
+LEGACY_QUEUE_NAME = "floe"
+WORKER_QUEUES: tuple[str, ...] = (QUEUE_NAMES["draw"], QUEUE_NAMES["bot"], LEGACY_QUEUE_NAME)
 #: RQ looks job functions up by these names; they are stored in the queue, never in events.
 JOB_FUNCTIONS: dict[JobKind, str] = {
     "draw": "service.jobs.draw_random",
     "bot": "service.jobs.bot_turn",
 }
+#: Statuses in which RQ still holds a job that will run (``started``: if its worker lives).
+_HELD = {JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED, JobStatus.STARTED}
 
 
-def queue(client: redis.Redis) -> Queue:
-    return Queue(QUEUE_NAME, connection=client, serializer=JSONSerializer)
+def queue(client: redis.Redis, name: str = LEGACY_QUEUE_NAME) -> Queue:
+    return Queue(name, connection=client, serializer=JSONSerializer)
+
+
+def worker_queues(client: redis.Redis) -> list[Queue]:
+    """The queues a worker listens to, draws first."""
+    return [queue(client, name) for name in WORKER_QUEUES]
 
 
 def job_id(kind: JobKind, game_id: str, version: int) -> str:
     return f"{kind}-{game_id}-{version}"
 
 
+def alive_key(worker_name: str) -> str:
+    """The liveness key a running worker keeps renewed (``service.worker``)."""
+    return f"floe:worker:{worker_name}:alive"
+
+
 class RqJobQueue:
-    """The ``JobQueue`` on RQ: draws and bot moves for the workers."""
+    """The ``JobQueue`` on RQ: draws and bot moves for the workers, one queue per kind."""
 
     def __init__(self, client: redis.Redis) -> None:
-        self._queue = queue(client)
+        self._client = client
+        self._queues = {kind: queue(client, name) for kind, name in QUEUE_NAMES.items()}
 
-    def enqueue(self, kind: JobKind, game_id: str, version: int) -> None:
-        self._queue.enqueue(
-            JOB_FUNCTIONS[kind],
-            game_id,
-            version,
-            job_id=job_id(kind, game_id, version),
-            result_ttl=0,
-            failure_ttl=24 * 3600,
-        )
+    def held(self, job: Job) -> bool:
+        """Whether RQ still holds ``job`` to run: queued (its id in its queue), deferred,
+        scheduled, or started by a worker that is alive (its liveness key not expired)."""
+        status = job.get_status(refresh=False)
+        if status not in _HELD:
+            return False
+        if status == JobStatus.QUEUED:  # ... and its id still sits in its queue
+            key = queue(self._client, job.origin).key
+            return self._client.lpos(key, job.id) is not None
+        if status != JobStatus.STARTED:
+            return True
+        name = job.worker_name
+        return name is not None and bool(self._client.exists(alive_key(name)))
+
+    def enqueue(self, kind: JobKind, game_id: str, version: int) -> bool:
+        """Enqueue the job unless RQ still holds it; True when it was pushed."""
+        ident = job_id(kind, game_id, version)
+        try:
+            existing = Job.fetch(ident, connection=self._client, serializer=JSONSerializer)
+        except NoSuchJobError:
+            existing = None
+        if existing is not None:
+            if self.held(existing):
+                return False
+            # Failed, stopped, canceled, or its worker died: drop RQ's record of it (and any
+            # stale entry of its id in a queue or registry) so it can be enqueued afresh.
+            existing.delete()
+        try:
+            self._queues[kind].enqueue(
+                JOB_FUNCTIONS[kind],
+                game_id,
+                version,
+                job_id=ident,
+                result_ttl=0,
+                failure_ttl=24 * 3600,
+                unique=True,
+            )
+        except DuplicateJobError:  # someone enqueued it meanwhile: it is queued once
+            return False
+        return True
 
 
 _automation: Automation | None = None

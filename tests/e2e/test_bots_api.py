@@ -96,7 +96,7 @@ def test_a_lost_bot_job_is_found_and_runs_once(
     players = [{"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}]
     created = client.post("/v1/games", json={"game": "arktia", "players": players}).get_json()
     game_id = created["id"]
-    redis_client.delete("rq:queue:floe")  # the job is lost before any worker saw it
+    redis_client.delete("rq:queue:floe:bots")  # the job is lost before any worker saw it
     start_worker()  # its sweeper finds the bot that never moved
     assert redis_client.xread({events_key(game_id): "0-1"}, block=30_000), "the bot moved"
     service = build(Settings(), redis_client=redis_client).automation

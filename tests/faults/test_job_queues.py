@@ -1,0 +1,142 @@
+"""The job queues under load and faults: draws first, no job id twice, one sweeper.
+
+Real Redis, real ``floe worker`` processes (``start_worker``), and in-process ``Sweeper``s
+built from ``bootstrap.build`` as a worker builds its own.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.api.app import create_app
+from service.bootstrap import Floe, build
+from service.jobs import QUEUE_NAMES, job_id
+from service.settings import Settings
+from service.worker import Sweeper
+from tests.conftest import StartWorker
+from tests.faults.conftest import ORGANIZER, stored_log, wait_until
+
+
+@pytest.fixture
+def client(redis_url: str) -> Iterator[FlaskClient]:
+    app: Flask = create_app(Settings(redis_url=redis_url, organizer_token=ORGANIZER))
+    yield app.test_client()
+
+
+@pytest.fixture
+def floe(redis_url: str, redis_client: redis.Redis) -> Floe:
+    return build(Settings(redis_url=redis_url), redis_client=redis_client)
+
+
+def _game(client: FlaskClient, game: str, players: list[dict[str, str]]) -> str:
+    created = client.post("/v1/games", json={"game": game, "players": players})
+    assert created.status_code == 201, created.get_json()
+    game_id: str = created.get_json()["id"]
+    return game_id
+
+
+def _bot_game(client: FlaskClient) -> str:
+    return _game(client, "arktia", [{"name": "a", "bot": "random"}, {"name": "b", "bot": "greedy"}])
+
+
+def _people_iceberg(client: FlaskClient) -> str:
+    return _game(client, "iceberg", [{"name": "a"}, {"name": "b"}])
+
+
+def _queued(redis_client: redis.Redis) -> list[str]:
+    """Every job id on the RQ queues (the two queues and the legacy one), with repeats."""
+    keys = [f"rq:queue:{name}" for name in [*QUEUE_NAMES.values(), "floe"]]
+    raw: list[list[bytes]] = [redis_client.lrange(key, 0, -1) for key in keys]  # type: ignore[misc]
+    return [entry.decode() for entries in raw for entry in entries]
+
+
+def _status(client: FlaskClient, game_id: str) -> str:
+    status: str = client.get(f"/v1/games/{game_id}").get_json()["status"]
+    return status
+
+
+def _sweeper(floe: Floe) -> Sweeper:
+    return Sweeper(floe.automation, floe.jobs, floe.redis, 0.2)
+
+
+def test_a_draw_is_taken_before_bot_jobs_queued_ahead_of_it(
+    client: FlaskClient, start_worker: StartWorker, redis_client: redis.Redis
+) -> None:
+    bots = [_bot_game(client) for _ in range(8)]  # their bot jobs are queued first ...
+    iceberg = _people_iceberg(client)  # ... then the deal the people wait for
+    assert _status(client, iceberg) == "awaiting_random"
+    # This worker holds the first bot job it takes, announcing it: whatever it ran before
+    # that is in the store. Events carry second-precision times, so this is the order.
+    worker = start_worker(pause="bot_decided")
+    keys = [f"floe:fault:{{{g}}}:started" for g in bots]
+    announced = redis_client.blpop(keys, timeout=30)
+    assert announced is not None and int(announced[1]) == worker.pid, "a bot job started"
+    assert _status(client, iceberg) == "active", "the draw ran before any bot job"
+    assert [e.version for e in stored_log(redis_client, iceberg)] == [1, 2]
+    worker.send_signal(signal.SIGKILL)
+    worker.wait(timeout=10)
+
+
+def test_sweeping_and_enqueueing_again_never_queue_a_job_id_twice(
+    client: FlaskClient, floe: Floe, redis_client: redis.Redis
+) -> None:
+    for _ in range(5):
+        _bot_game(client)
+    for _ in range(2):
+        _people_iceberg(client)
+    sweepers = [_sweeper(floe), _sweeper(build(Settings(), redis_client=redis_client))]
+    waiting = list(floe.automation.waiting_jobs())
+    assert len(waiting) == 7
+    for _ in range(4):
+        for sweeper in sweepers:
+            sweeper.sweep()
+        for kind, game_id, version in waiting:  # the API path, enqueueing again
+            floe.jobs.enqueue(kind, game_id, version)
+        counts = Counter(_queued(redis_client))
+        assert sorted(counts) == sorted(job_id(*job) for job in waiting)
+        assert set(counts.values()) == {1}, counts
+
+
+def test_a_job_lost_with_a_killed_worker_is_enqueued_once_and_the_game_ends(
+    client: FlaskClient, floe: Floe, start_worker: StartWorker, redis_client: redis.Redis
+) -> None:
+    doomed = start_worker(pause="bot_decided")
+    game_id = _bot_game(client)
+    announced = redis_client.blpop([f"floe:fault:{{{game_id}}}:started"], timeout=30)
+    assert announced is not None and int(announced[1]) == doomed.pid
+    sweeper = _sweeper(floe)
+    sweeper.sweep()
+    assert _queued(redis_client) == [], "a job its live worker runs is not enqueued again"
+    doomed.send_signal(signal.SIGKILL)
+    assert doomed.wait(timeout=10) == -signal.SIGKILL
+    lost = job_id("bot", game_id, 1)
+
+    def swept() -> bool:
+        sweeper.sweep()
+        return lost in _queued(redis_client)
+
+    wait_until(swept, 30, "the lost job to be re-enqueued once its worker is seen dead")
+    for _ in range(5):
+        sweeper.sweep()
+    assert _queued(redis_client) == [lost], "re-enqueued exactly once"
+    start_worker()
+    wait_until(lambda: _status(client, game_id) == "over", 30, "the game to end")
+    moves = [e for e in stored_log(redis_client, game_id) if e.command_id == "bot-1"]
+    assert [e.version for e in moves] == [2], "the first move, once"
+
+
+def test_of_two_sweepers_only_one_sweeps_each_round(
+    client: FlaskClient, floe: Floe, redis_client: redis.Redis
+) -> None:
+    _bot_game(client)
+    first, second = _sweeper(floe), _sweeper(build(Settings(), redis_client=redis_client))
+    for _ in range(4):
+        rounds = [first.sweep(), second.sweep()]
+        assert sum(result is not None for result in rounds) == 1, rounds
