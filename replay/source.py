@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from domain.engine.canonical import canonical_json
+from domain.engine.canonical import canonical_json, is_text, unencodable
 from domain.engine.log import EventReader
 
 #: Opens the event store that game ids are looked up in (None: ids cannot be used).
@@ -75,7 +75,7 @@ def read(name: str, open_store: OpenStore | None = None) -> list[str]:
 
 def parse_line(line: str) -> Any:
     """One export line as JSON, or ``BadLine`` saying what is wrong with it."""
-    if _has_surrogate(line):
+    if not is_text(line):
         raise BadLine("is not valid UTF-8")
     try:
         value = json.loads(
@@ -118,25 +118,11 @@ def _no_constant(text: str) -> Any:
 
 def _check_shape(value: Any) -> None:
     """No lone surrogates in any string, and no nesting deeper than ``MAX_DEPTH``."""
-    pending: list[tuple[Any, int]] = [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, str):
-            if _has_surrogate(item):
-                raise BadLine("holds a lone surrogate (\\ud800-\\udfff), which is not text")
-        elif isinstance(item, dict | list):
-            if depth > MAX_DEPTH:
-                raise BadLine(f"nests deeper than {MAX_DEPTH} levels")
-            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
-            pending.extend((child, depth + 1) for child in children)
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    problem = unencodable(value, MAX_DEPTH)
+    if problem == "surrogate":
+        raise BadLine("holds a lone surrogate (\\ud800-\\udfff), which is not text")
+    if problem == "depth":
+        raise BadLine(f"nests deeper than {MAX_DEPTH} levels")
 
 
 def _short(text: str, limit: int = 80) -> str:

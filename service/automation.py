@@ -17,7 +17,7 @@ from domain.ai.policy import Policy
 from domain.engine import play, rng
 from domain.engine.types import SYSTEM, Event, GameState
 from service.catalog import GameMeta
-from service.follow_ups import JobKind, JobQueue, next_job
+from service.follow_ups import JobKind, JobQueue, enqueue_next
 from service.repository import AWAITING_RANDOM, GameRepository, Recorded
 from service.state_cache import Head
 
@@ -148,9 +148,7 @@ class Automation:
         )
         if not isinstance(result, Recorded):
             return None
-        job = next_job(meta.bundle, result.state, result.status)
-        if job is not None:
-            self._jobs.enqueue(job, meta.game_id, result.state.version)
+        enqueue_next(self._jobs, meta.bundle, meta.game_id, result.state, result.status)
         return result
 
     def waiting_jobs(self, *, batch: int = 500) -> Iterator[tuple[JobKind, str, int]]:

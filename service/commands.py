@@ -22,7 +22,7 @@ from domain.engine.canonical import canonical_json
 from domain.engine.errors import GameError
 from domain.engine.log import StoredEvent
 from domain.engine.rng import seed_commitment
-from domain.engine.types import JSON, SYSTEM, GameCreated, GameState, SeatInfo
+from domain.engine.types import JSON, SYSTEM, GameCreated, SeatInfo
 from domain.games import GAMES
 from service import tokens
 from service.access import Viewer
@@ -34,7 +34,7 @@ from service.errors import (
     not_a_seat,
     organizer_only,
 )
-from service.follow_ups import JobQueue, next_job
+from service.follow_ups import JobQueue, enqueue_next
 from service.repository import AWAITING_RANDOM, CommandRecord, GameRepository, Recorded
 from service.store import Duplicate
 from service.views import shown_events
@@ -156,7 +156,7 @@ class GameCommands:
         meta = GameMeta(game_id, game.name, self._repository.clock(), seats, token_hashes)
         self._repository.create(meta, state, seed_hex=seed.hex(), token_hashes=token_hashes)
         status = play.status(rules, state)
-        self._follow_up(meta, state, status)
+        enqueue_next(self._jobs, meta.bundle, game_id, state, status)
         if status == AWAITING_RANDOM:
             if command.wait_seconds > 0:
                 self._await_draws(meta, 1, command.wait_seconds)
@@ -229,18 +229,12 @@ class GameCommands:
             return self._repeat(meta, CommandRecord.from_json(result.record), command)
         if not isinstance(result, Recorded):
             raise VersionConflict(result.version, expected)
-        self._follow_up(meta, result.state, result.status)
+        enqueue_next(self._jobs, meta.bundle, meta.game_id, result.state, result.status)
         return Accepted(
             result.state.version,
             shown_events(meta.rules, result.events, game_over=result.state.over),
             result.awaiting_random,
         )
-
-    def _follow_up(self, meta: GameMeta, state: GameState[Any], status: str) -> None:
-        """Enqueue what the game waits for next: a draw, or a bot seat's move."""
-        job = next_job(meta.bundle, state, status)
-        if job is not None:
-            self._jobs.enqueue(job, meta.game_id, state.version)
 
     def earlier_answer(
         self, meta: GameMeta, seat: int | None, command_id: str, fingerprint: str

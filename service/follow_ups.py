@@ -25,6 +25,15 @@ class JobQueue(Protocol):
     def enqueue(self, kind: JobKind, game_id: str, version: int) -> bool | None: ...
 
 
+def enqueue_next(
+    jobs: JobQueue, game: Game[Any], game_id: str, state: GameState[Any], status: str
+) -> None:
+    """After an append: hand the workers what the game now waits for, if anything."""
+    job = next_job(game, state, status)
+    if job is not None:
+        jobs.enqueue(job, game_id, state.version)
+
+
 def next_job(game: Game[Any], state: GameState[Any], status: str) -> JobKind | None:
     """The job the game waits for at ``state`` (whose status is ``status``), if any."""
     if status == AWAITING_RANDOM:

@@ -27,7 +27,9 @@ class GameQueries:
         """The game now, or at ``version``, as ``viewer`` may see it."""
         seat = viewer.reader_seat(meta.game_id)
         latest = self._repository.latest(meta)
-        state = latest if version is None else self._repository.state_at(meta, version)
+        state = (
+            latest if version is None else self._repository.state_at(meta, version, latest=latest)
+        )
         return game_view(
             meta.rules, state, seat, seats=meta.seats_json(), revealed_seed=latest.seed
         )

@@ -140,9 +140,14 @@ class GameRepository:
     def latest(self, meta: GameMeta) -> GameState[Any]:
         return self.head(meta).state
 
-    def state_at(self, meta: GameMeta, version: int) -> GameState[Any]:
-        """The state at ``version``, folded from the nearest snapshot below it."""
-        head = self.head(meta).state
+    def state_at(
+        self, meta: GameMeta, version: int, *, latest: GameState[Any] | None = None
+    ) -> GameState[Any]:
+        """The state at ``version``, folded from the nearest snapshot below it.
+
+        ``latest``: the head state the caller has just read, so it is not read again.
+        """
+        head = latest if latest is not None else self.head(meta).state
         if not 1 <= version <= head.version:
             raise NotFound("version_not_found", f"versions of this game run 1..{head.version}")
         if version == head.version:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -89,23 +89,21 @@ class _Reader:
     env: Mapping[str, str]
 
     def integer(self, name: str, default: int, *, zero_ok: bool = False) -> int:
-        raw = self.env.get(name, "").strip()
-        if not raw:
-            return default
-        try:
-            value = int(raw)
-        except ValueError:
-            raise ValueError(f"{name} must be an integer, got {raw!r}") from None
-        return self._checked(name, value, zero_ok)
+        return self._read(name, default, int, "an integer", zero_ok)
 
     def number(self, name: str, default: float, *, zero_ok: bool = False) -> float:
+        return self._read(name, default, float, "a number", zero_ok)
+
+    def _read(
+        self, name: str, default: _N, parse: Callable[[str], _N], kind: str, zero_ok: bool
+    ) -> _N:
         raw = self.env.get(name, "").strip()
         if not raw:
             return default
         try:
-            value = float(raw)
+            value = parse(raw)
         except ValueError:
-            raise ValueError(f"{name} must be a number, got {raw!r}") from None
+            raise ValueError(f"{name} must be {kind}, got {raw!r}") from None
         return self._checked(name, value, zero_ok)
 
     @staticmethod

@@ -155,10 +155,6 @@ class RedisEventStore:
         half = int(500 * timeout) if isinstance(timeout, int | float) and timeout > 0 else None
         self._max_block_ms = max(1, min(MAX_BLOCK_MS, half or MAX_BLOCK_MS))
 
-    @property
-    def client(self) -> redis.Redis:
-        return self._redis
-
     def create(
         self, first: StoredEvent, *, seed_hex: str, meta: Mapping[str, str], created_ms: int
     ) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 from marshmallow import Schema
 
-from domain.engine.canonical import canonical_json
+from domain.engine.canonical import canonical_json, unencodable
 from domain.engine.game import Scene
 from domain.engine.types import GAME_OVER, SEED_REVEALED
 from service.access import Viewer
@@ -90,33 +90,15 @@ def _refuse_constant(name: str) -> Any:
 
 def _check_json_tree(body: Any) -> None:
     """400 for nesting deeper than ``MAX_JSON_DEPTH`` or a string no UTF-8 can encode."""
-    stack: list[tuple[Any, int]] = [(body, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, str):
-            _check_text(node)
-            continue
-        if not isinstance(node, dict | list):
-            continue
-        if depth > MAX_JSON_DEPTH:
-            raise bad_request(
-                "malformed_json", f"the request body is nested deeper than {MAX_JSON_DEPTH} levels"
-            )
-        if isinstance(node, dict):
-            for key, value in node.items():
-                _check_text(key)
-                stack.append((value, depth + 1))
-        else:
-            stack.extend((item, depth + 1) for item in node)
-
-
-def _check_text(text: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
+    problem = unencodable(body, MAX_JSON_DEPTH)
+    if problem == "depth":
+        raise bad_request(
+            "malformed_json", f"the request body is nested deeper than {MAX_JSON_DEPTH} levels"
+        )
+    if problem == "surrogate":
         raise bad_request(
             "malformed_json", "the request body has a lone surrogate (e.g. \\ud800) in a string"
-        ) from None
+        )
 
 
 def _int_arg(name: str, default: int | None, *, low: int = 0, high: int = MAX_VERSION) -> int:
