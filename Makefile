@@ -31,7 +31,7 @@ PIP_COMPILE := CUSTOM_COMPILE_COMMAND='make lock' $(BIN)/python -m piptools comp
 LINT_PATHS := $(wildcard domain service replay bench tests)
 
 .DELETE_ON_ERROR:
-.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full clean
+.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full clean chromium
 
 # The runtime only (what `make run` needs); install-dev adds every development tool.
 .venv install: $(RUN_STAMP)
@@ -64,8 +64,22 @@ lock: $(DEV_STAMP)
 run: $(RUN_STAMP)
 	$(BIN)/floe run
 
+# The browser tests (tests/browser) drive Debian's Chromium through Playwright (never a browser
+# of Playwright's own download): install the `chromium` package when it is missing, as root
+# with apt-get (CI is root), else stop and say what to install.
+CHROMIUM := /usr/bin/chromium
+
+chromium:
+	@test -x $(CHROMIUM) || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing Debian's chromium for the browser tests"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	  fi; \
+	  test -x $(CHROMIUM) || { echo "make: the browser tests need $(CHROMIUM): install Debian's chromium package (sudo apt-get install chromium)" >&2; exit 1; }; \
+	}
+
 # No path given: pytest uses testpaths = ["tests"] from pyproject.toml.
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) chromium
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import dice, folding, latency, policy, throughput, verifying
+from bench import dice, folding, latency, memory, policy, throughput, verifying
 from bench.report import Report, git_state, load_average, machine, table
 from bench.stack import Stack
 
@@ -42,7 +42,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         prog="python -m bench",
         description="Floe benchmarks: (a) HTTP throughput vs a bare XADD, (b) POST latency "
         "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice through the RQ "
-        "workers, (e) floe replay verify over a thousand games.",
+        "workers, (e) floe replay verify over a thousand games; (f) memory: Redis bytes "
+        "per game and RSS with a bounded cache (not in the default set: --only f).",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
@@ -186,6 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             report, games=args.verify_games, events=100, jobs=os.cpu_count() or 1, log=log
         )
 
+    if "f" in args.only:
+        memory.run(report, log=log)  # python -m bench.memory --help for its knobs
+
     scripts: list[list[policy.Step]] = []
     if run_a:
         log(f"scripting {args.clients} games of {args.script_length} actions (in process)")
@@ -194,6 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command: list[str] = []
     if run_a or run_b or run_d:
         log("starting Redis (AOF, appendfsync always) and gunicorn")
+        # Every client is 127.0.0.1 and (a) makes hundreds of games: no per-creator quotas
+        # (gunicorn reads them from the environment, as it does the rate limits).
+        os.environ.setdefault("FLOE_LIVE_GAMES_PER_CREATOR", "0")
+        os.environ.setdefault("FLOE_BOT_GAMES_PER_CREATOR", "0")
         with Stack() as stack:
             command = stack.command
             if run_b:

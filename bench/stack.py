@@ -2,7 +2,7 @@
 
 Redis gets ``DURABLE_CONFIG`` (AOF, ``appendfsync always``) on a unix socket in a temporary
 directory, like ``floe run``'s embedded store; gunicorn gets ``service.run.supervisor.api_command``
-verbatim (gthread, 2 workers x 8 threads, access log on), plus ``FLOE_BENCH_ROUTES=1`` for
+verbatim (gevent, 2 workers, access log on), plus ``FLOE_BENCH_ROUTES=1`` for
 the bare ``POST /bench/xadd``. The RQ worker is not started: Arktia never draws randomness,
 so it would sit idle. Never touches the Redis on port 6379.
 """
@@ -85,9 +85,8 @@ class Client:
 class Stack:
     """Context manager: Redis, then gunicorn, then wait for ``/v1/health``; stops in reverse."""
 
-    def __init__(self, *, workers: int = 2, threads: int = 8, startup_timeout: float = 30.0):
+    def __init__(self, *, workers: int = 2, startup_timeout: float = 30.0):
         self.workers = workers
-        self.threads = threads
         self.startup_timeout = startup_timeout
         self.tmp = Path(tempfile.mkdtemp(prefix="floe-bench-"))
         self.redis = RedisServer(
@@ -123,7 +122,6 @@ class Stack:
             host=HOST,
             port=self.port,
             web_workers=self.workers,
-            web_threads=self.threads,
             python=sys.executable,
         )
         self.command = api_command(settings)

@@ -3,16 +3,25 @@
 Both are idempotent: each decides against the version its job names and appends through the
 same conditional append as a person's move, so a job that runs twice, or a job for a version
 that has moved on, writes nothing. A bot's move carries the command id ``bot-<version>``.
+
+A bot's move is bounded in time (``bot_move_seconds``) as well as by its iterations, and a
+bot that fails (out of time, or a bug) fails loudly: the move is logged, counted, kept in the
+game's meta where its view shows it, and nothing is appended. No other move is ever played
+in its place, so how fast a machine is never decides what happens in a game.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
-from domain.ai import RandomPolicy, bot_to_move
+from rq.timeouts import JobTimeoutException
+
+from domain.ai import UNBOUNDED, BotTimedOut, Budget, bot_to_move
 from domain.ai.policy import Policy
 from domain.engine import play, rng
 from domain.engine.types import SYSTEM, Event, GameState
@@ -43,8 +52,33 @@ class JobHooks:
     bot_written: Callable[[str], None] = _nothing
 
 
+#: Why a bot's move failed: it ran out of time, or its policy raised (a bug).
+FailureReason = Literal["timeout", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class BotFailure:
+    """A bot move that failed: kept in the game's meta (``bot_failure``) and shown in its
+    view while the game still stands at ``version``."""
+
+    seat: int
+    #: The version the game stood at, the one the job named (its move would be the next).
+    version: int
+    strength: str
+    reason: FailureReason
+    #: Short, and public: the details (a traceback) are in the worker's log only.
+    message: str
+    at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 class Automation:
-    """Draws and bot moves, as the RQ jobs make them."""
+    """Draws and bot moves, as the RQ jobs make them.
+
+    ``bot_move_seconds`` bounds each bot move on ``monotonic`` (None: no bound).
+    """
 
     def __init__(
         self,
@@ -52,11 +86,16 @@ class Automation:
         jobs: JobQueue,
         policies: Mapping[str, Policy],
         hooks: JobHooks | None = None,
+        *,
+        bot_move_seconds: float | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._repository = repository
         self._jobs = jobs
         self._policies = policies
         self._hooks = hooks or JobHooks()
+        self._bot_move_seconds = bot_move_seconds
+        self._monotonic = monotonic
 
     def resolve_draw(self, game_id: str, version: int) -> int:
         """Record the draw the game awaits at ``version``; return how many draws were made.
@@ -85,7 +124,8 @@ class Automation:
         return made
 
     def play_bot(self, game_id: str, version: int) -> bool:
-        """Make the move of the bot seat to act at ``version``; False when stale.
+        """Make the move of the bot seat to act at ``version``; False when stale, or when
+        the bot failed (then the failure is recorded and nothing is appended).
 
         The bot decides from legal actions and the game's public bot kit, with its own
         random stream (label ``bot-<seat>``, consuming none of the game's draws), and its move
@@ -97,7 +137,10 @@ class Automation:
         seat = bot_to_move(meta.bundle, state) if state.version == version else None
         if seat is None or state.over:
             return False
-        events, decided = self._bot_move(meta, state, seat)
+        move = self._bot_move(meta, state, seat)
+        if move is None:
+            return False
+        events, decided = move
         self._hooks.bot_decided(game_id)
         result = self._record(meta, head, events, decided, seat=seat, command_id=f"bot-{version}")
         if result is not None:
@@ -106,31 +149,57 @@ class Automation:
 
     def _bot_move(
         self, meta: GameMeta, state: GameState[Any], seat: int
-    ) -> tuple[list[Event], GameState[Any]]:
-        """The bot's move, decided; a policy that fails plays a random legal action instead.
+    ) -> tuple[list[Event], GameState[Any]] | None:
+        """The bot's move, decided within ``bot_move_seconds``; None when the bot failed.
 
-        A bug in a bot must never stall a game (the job would fail and be swept again for
-        ever), so it is logged and the seat plays ``random`` from the same stream.
+        A policy that runs out of time, raises, or answers an action the rules refuse (a bug)
+        gets no other move played in its place: a move nobody asked for, or one that depends
+        on how fast the machine is, would break the game's determinism. The failure is
+        logged, counted and recorded in the game's meta, where its view shows it; the game
+        waits at this version until the bot succeeds (``retry_failed``, docs/ai.md).
         """
         version = state.version
         strength = meta.seats[seat].bot or ""
         seed = self._repository.seed(meta.game_id)
-
-        def stream() -> rng.DrawStream:
-            return rng.DrawStream(seed, meta.game_id, version + 1, f"bot-{seat}")
-
+        stream = rng.DrawStream(seed, meta.game_id, version + 1, f"bot-{seat}")
+        seconds = self._bot_move_seconds
+        budget = UNBOUNDED if seconds is None else Budget.of(seconds, self._monotonic)
         try:
-            action = self._policies[strength].choose(meta.bundle, state, seat, stream())
+            action = self._policies[strength].choose(meta.bundle, state, seat, stream, budget)
             return play.step(meta.rules, state, seat, action)
-        except Exception:
-            log.exception(
-                "bot %r of game %s failed at version %d; it plays random",
-                strength,
-                meta.game_id,
-                version,
-            )
-            action = RandomPolicy().choose(meta.bundle, state, seat, stream())
-            return play.step(meta.rules, state, seat, action)
+        except BotTimedOut as error:
+            message = f"{strength} {error}"
+            self._failed(meta.game_id, seat, version, strength, "timeout", message)
+        except JobTimeoutException:  # RQ's net, far above the bound: code that never checks
+            message = f"{strength} was stopped by the job timeout"
+            self._failed(meta.game_id, seat, version, strength, "timeout", message)
+        except Exception as error:
+            message = f"{strength} failed ({type(error).__name__})"
+            self._failed(meta.game_id, seat, version, strength, "error", message)
+        return None
+
+    def _failed(
+        self,
+        game_id: str,
+        seat: int,
+        version: int,
+        strength: str,
+        reason: FailureReason,
+        message: str,
+    ) -> None:
+        """Fail loudly: log (ERROR; a bug with its traceback), count, and show in the game."""
+        log.error(
+            "bot move failed: game %s seat %d version %d strength %s reason %s: %s",
+            game_id,
+            seat,
+            version,
+            strength,
+            reason,
+            message,
+            exc_info=reason == "error",
+        )
+        failure = BotFailure(seat, version, strength, reason, message, self._repository.clock())
+        self._repository.store.record_bot_failure(game_id, failure.to_json())
 
     def _record(
         self,
@@ -152,24 +221,72 @@ class Automation:
         return result
 
     def waiting_jobs(self, *, batch: int = 500) -> Iterator[tuple[JobKind, str, int]]:
-        """Every (kind, game, version) waiting on a worker: a draw, or a bot's move."""
-        store = self._repository.store
+        """Every (kind, game, version) waiting on a worker: a draw, or a bot's move.
+
+        A bot move that failed at the game's current version is not waiting: it failed
+        loudly and stays failed until retried (``retry_failed``), so the sweeper never runs
+        it again and again.
+        """
         catalog = self._repository.catalog
+        for game_id, raw in self._games(batch):
+            if raw.get("status") == AWAITING_RANDOM:
+                yield "draw", game_id, int(raw["version"])
+            elif raw.get("status") == "active":
+                if failed_at(raw) == int(raw["version"]):
+                    continue
+                meta = catalog.find(game_id)
+                if meta is None or not any(seat.bot for seat in meta.seats):
+                    continue
+                state = self._repository.latest(meta)
+                if bot_to_move(meta.bundle, state) is not None:
+                    yield "bot", game_id, state.version
+
+    def failed_bot_moves(self) -> Iterator[tuple[str, int]]:
+        """Every (game, version) whose bot move failed at the version the game stands at.
+
+        Reads only the games a failure was recorded for (``bot_failed_games``), not every
+        game; those that have moved on since are forgotten on the way.
+        """
+        store = self._repository.store
+        ids = store.bot_failed_games()
+        over = []
+        for game_id, raw in zip(ids, store.metas(ids), strict=True):
+            version = int(raw["version"]) if raw else 0
+            if raw is not None and raw.get("status") == "active" and failed_at(raw) == version:
+                yield game_id, version
+            else:
+                over.append(game_id)
+        store.forget_bot_failures(over)
+
+    def retry_failed(self) -> list[tuple[str, int]]:
+        """Enqueue every failed bot move again; the (game, version) pairs enqueued.
+
+        Each worker does this once, as it starts (``service.worker``): restarting the workers
+        with a larger ``FLOE_BOT_MOVE_SECONDS``, or with the bug fixed, resumes the games. The
+        failure stays recorded until the bot succeeds; failing again records it again.
+        """
+        retried = []
+        for game_id, version in self.failed_bot_moves():
+            if self._jobs.enqueue("bot", game_id, version) is not False:
+                log.warning("retrying the failed bot move of %s at v%d", game_id, version)
+                retried.append((game_id, version))
+        return retried
+
+    def _games(self, batch: int) -> Iterator[tuple[str, dict[str, str]]]:
+        """Every game's id and raw metadata, newest first, ``batch`` per round trip."""
+        store = self._repository.store
         offset = 0
         while True:
             ids = store.list_ids(offset=offset, limit=batch)
             if not ids:
                 return
             for game_id, raw in zip(ids, store.metas(ids), strict=True):
-                if raw is None:
-                    continue
-                if raw.get("status") == AWAITING_RANDOM:
-                    yield "draw", game_id, int(raw["version"])
-                elif raw.get("status") == "active":
-                    meta = catalog.find(game_id)
-                    if meta is None or not any(seat.bot for seat in meta.seats):
-                        continue
-                    state = self._repository.latest(meta)
-                    if bot_to_move(meta.bundle, state) is not None:
-                        yield "bot", game_id, state.version
+                if raw is not None:
+                    yield game_id, raw
             offset += batch
+
+
+def failed_at(raw_meta: Mapping[str, str]) -> int | None:
+    """The version at which the game's last recorded bot failure happened, if any."""
+    failure = raw_meta.get("bot_failure")
+    return None if failure is None else int(json.loads(failure)["version"])

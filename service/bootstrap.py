@@ -21,11 +21,18 @@ from service.clock import Clock, utc_now
 from service.commands import GameCommands
 from service.follow_ups import JobQueue
 from service.jobs import RqJobQueue
+from service.long_requests import LongRequestSlots
 from service.queries import GameQueries
+from service.quotas import CreatorQuotas, QuotaLimits
 from service.ratelimit import Limits, RateLimiter
 from service.repository import GameRepository
 from service.settings import Settings
 from service.store import RedisEventStore
+from service.table_store import TableStore
+from service.tables import TableLimits, Tables
+
+#: Seconds a command may queue for a pooled Redis connection before it gives up (503).
+REDIS_POOL_TIMEOUT = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +46,9 @@ class Floe:
     queries: GameQueries
     automation: Automation
     jobs: JobQueue
+    tables: Tables
     rate_limiter: RateLimiter
+    long_requests: LongRequestSlots
 
     def viewer(self, authorization: str | None) -> Viewer:
         """Who an ``Authorization`` header names: a seat, the organizer or a spectator."""
@@ -47,10 +56,21 @@ class Floe:
 
 
 def connect(settings: Settings) -> redis.Redis:
-    """A client for the event store (lazy: the first command connects)."""
-    return redis.Redis.from_url(
-        settings.store_url, socket_connect_timeout=2, health_check_interval=10
+    """A client for the event store (lazy: the first command connects).
+
+    The pool is bounded and blocking: under gevent thousands of requests may want a
+    connection at the same moment (every live stream's heartbeat, say); they queue for one
+    of ``redis_connections`` instead of opening thousands, or failing. One still waiting
+    after ``REDIS_POOL_TIMEOUT`` seconds is a 503 ``store_unavailable``.
+    """
+    pool = redis.BlockingConnectionPool.from_url(
+        settings.store_url,
+        max_connections=settings.redis_connections,
+        timeout=REDIS_POOL_TIMEOUT,
+        socket_connect_timeout=2,
+        health_check_interval=10,
     )
+    return redis.Redis(connection_pool=pool)
 
 
 def load_games(modules: Iterable[str]) -> None:
@@ -72,22 +92,36 @@ def build(
     settings = settings or Settings.from_env()
     load_games(settings.game_modules)
     client = redis_client or connect(settings)
-    repository = GameRepository(
-        RedisEventStore(client), clock, cache_size=settings.state_cache_games
-    )
-    queue = jobs or RqJobQueue(client)
+    repository = GameRepository(RedisEventStore(client), clock, cache_bytes=settings.cache_bytes)
+    queue = jobs or RqJobQueue(client, bot_move_seconds=settings.bot_move_seconds)
     limits = Limits(
         per_token=settings.rate_limit_per_token,
         per_address=settings.rate_limit_per_address,
         window_seconds=settings.rate_limit_window_seconds,
     )
+    quotas = CreatorQuotas(
+        client,
+        QuotaLimits(
+            bot_games=settings.bot_games_per_creator, live_games=settings.live_games_per_creator
+        ),
+        clock,
+    )
+    commands = GameCommands(repository, queue, quotas)
+    table_limits = TableLimits(
+        ttl_seconds=settings.table_ttl_seconds,
+        open_per_creator=settings.open_tables_per_creator,
+    )
     return Floe(
         settings=settings,
         redis=client,
         repository=repository,
-        commands=GameCommands(repository, queue),
+        commands=commands,
+        tables=Tables(TableStore(client), commands, quotas, clock, table_limits),
         queries=GameQueries(repository),
-        automation=Automation(repository, queue, policies, hooks),
+        automation=Automation(
+            repository, queue, policies, hooks, bot_move_seconds=settings.bot_move_seconds
+        ),
         jobs=queue,
         rate_limiter=RateLimiter(client, limits, clock),
+        long_requests=LongRequestSlots(client, settings.long_requests_per_address, clock),
     )

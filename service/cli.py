@@ -23,6 +23,9 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=None, help="default: $PORT, else 8000")
     worker = commands.add_parser("worker", help="run an RQ worker for draws and bots")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    worker.add_argument(
+        "--draws-only", action="store_true", help="work only draws (never a bot's move)"
+    )
     commands.add_parser("run", help="Redis (unless REDIS_URL is set), a worker and the API")
     commands.add_parser("replay", help="export and verify games (floe replay --help)")
     if argv[:1] == ["run"]:
@@ -51,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     from service.bootstrap import build
     from service.worker import run_worker
 
-    run_worker(build(settings), burst=args.burst)
+    run_worker(build(settings), burst=args.burst, draws_only=args.draws_only)
     return 0
 
 

@@ -13,16 +13,17 @@ import hashlib
 import itertools
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from domain.engine import play
 from domain.engine.canonical import canonical_json
 from domain.engine.errors import GameError
+from domain.engine.game import Game
 from domain.engine.log import StoredEvent
 from domain.engine.rng import seed_commitment
-from domain.engine.types import JSON, SYSTEM, GameCreated, SeatInfo
+from domain.engine.types import JSON, SYSTEM, GameCreated, GameState, SeatInfo
 from domain.games import GAMES
 from service import tokens
 from service.access import Viewer
@@ -35,6 +36,7 @@ from service.errors import (
     organizer_only,
 )
 from service.follow_ups import JobQueue, enqueue_next
+from service.quotas import CreatorQuotas
 from service.repository import AWAITING_RANDOM, CommandRecord, GameRepository, Recorded
 from service.store import Duplicate
 from service.views import shown_events
@@ -55,6 +57,9 @@ class CreateGame:
     seed_hex: str | None = None
     #: Seconds to wait for the setup draws before answering.
     wait_seconds: float = 0.0
+    #: Who creates it, for the per-creator quotas (the API passes the client address);
+    #: None counts against no quota (the organizer never does).
+    creator: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,42 +124,110 @@ class Accepted:
         return {"version": self.version, "events": self.events}
 
 
+def hosted(name: str) -> Game[Any]:
+    """The game Floe hosts under ``name`` (else 400 ``invalid_body``)."""
+    game = GAMES.get(name)
+    if game is None:
+        raise InvalidRequest("invalid_body", f"game: no game {name!r}")
+    return game
+
+
+def check_player_count(game: Game[Any], players: int) -> None:
+    """400 ``player_count`` unless ``game`` is for that many players."""
+    rules = game.rules
+    if not rules.min_players <= players <= rules.max_players:
+        raise InvalidRequest(
+            "player_count", f"{game.name} is for {rules.min_players}-{rules.max_players} players"
+        )
+
+
+def set_up(
+    game: Game[Any],
+    game_id: str,
+    players: Sequence[NewPlayer],
+    options: Mapping[str, Any],
+    seed: bytes,
+) -> tuple[GameCreated, GameState[Any]]:
+    """Event 1 of a new game and the state it sets up (``InvalidSetup``, a 400, for options
+    the game cannot use)."""
+    seats = tuple(SeatInfo(i, p.name, p.bot) for i, p in enumerate(players))
+    created = GameCreated(
+        game.name, game.rules.rules_version, dict(options), seats, seed_commitment(seed)
+    )
+    return created, play.new_game(game.rules, game_id, created)
+
+
 class GameCommands:
     """Create games and play moves."""
 
-    def __init__(self, repository: GameRepository, jobs: JobQueue) -> None:
+    def __init__(
+        self, repository: GameRepository, jobs: JobQueue, quotas: CreatorQuotas | None = None
+    ) -> None:
         self._repository = repository
         self._jobs = jobs
+        self._quotas = quotas
 
     # ----- creating -----------------------------------------------------------------------
 
     def create(self, command: CreateGame, viewer: Viewer) -> Created:
         """Create a game; its setup draws go to a worker (``wait_seconds`` waits for them)."""
-        game = GAMES.get(command.game)
-        if game is None:
-            raise InvalidRequest("invalid_body", f"game: no game {command.game!r}")
-        rules = game.rules
+        game = hosted(command.game)
         if command.seed_hex is not None and not viewer.organizer:
             raise organizer_only("supplying a seed", anonymous=viewer.anonymous)
-        players = command.players
-        if not rules.min_players <= len(players) <= rules.max_players:
-            raise InvalidRequest(
-                "player_count",
-                f"{game.name} is for {rules.min_players}-{rules.max_players} players",
-            )
-        seed = bytes.fromhex(command.seed_hex) if command.seed_hex else secrets.token_bytes(32)
+        check_player_count(game, len(command.players))
         game_id = secrets.token_hex(8)
-        seats = tuple(SeatInfo(i, p.name, p.bot) for i, p in enumerate(players))
-        created = GameCreated(
-            game.name, rules.rules_version, dict(command.options), seats, seed_commitment(seed)
+        seat_tokens = tuple(
+            None if p.bot else tokens.new_token(game_id, i) for i, p in enumerate(command.players)
         )
-        state = play.new_game(rules, game_id, created)  # InvalidSetup for unusable options
-        seat_tokens = [
-            None if p.bot else tokens.new_token(game_id, i) for i, p in enumerate(players)
-        ]
-        token_hashes = tuple(t and tokens.token_hash(t) for t in seat_tokens)
+        creator = None if viewer.organizer else command.creator
+        hashes = tuple(t and tokens.token_hash(t) for t in seat_tokens)
+        return self._create(game, command, game_id, seat_tokens, hashes, creator=creator)
+
+    def create_for_table(
+        self,
+        command: CreateGame,
+        game_id: str,
+        token_hashes: Sequence[str | None],
+        *,
+        creator: str | None = None,
+    ) -> Created:
+        """Create the game a table gathered: its id and every seat's token were chosen when
+        the table handed them out (so ``Created`` carries no token: each holder has theirs).
+        ``creator``'s quotas are taken here (None: the table took them when its last seat
+        filled); creating the same table's game twice is ``GameExists``."""
+        game = hosted(command.game)
+        check_player_count(game, len(command.players))
+        no_tokens = (None,) * len(command.players)
+        hashes = tuple(token_hashes)
+        return self._create(game, command, game_id, no_tokens, hashes, creator=creator)
+
+    def _create(
+        self,
+        game: Game[Any],
+        command: CreateGame,
+        game_id: str,
+        seat_tokens: tuple[str | None, ...],
+        token_hashes: tuple[str | None, ...],
+        *,
+        creator: str | None,
+    ) -> Created:
+        rules = game.rules
+        players = command.players
+        seed = bytes.fromhex(command.seed_hex) if command.seed_hex else secrets.token_bytes(32)
+        created, state = set_up(game, game_id, players, command.options, seed)
+        seats = created.seats
         meta = GameMeta(game_id, game.name, self._repository.clock(), seats, token_hashes)
-        self._repository.create(meta, state, seed_hex=seed.hex(), token_hashes=token_hashes)
+        # Last of the checks (429), once the request is known to be good; nothing written yet.
+        quotas, reserved = self._quotas, None
+        if quotas is not None and creator is not None:
+            bot = any(p.bot for p in players)
+            reserved = quotas.reserve(creator, game_id, bot=bot)
+        try:
+            self._repository.create(meta, state, seed_hex=seed.hex(), token_hashes=token_hashes)
+        except BaseException:
+            if quotas is not None and reserved is not None:
+                quotas.release(reserved)
+            raise
         status = play.status(rules, state)
         enqueue_next(self._jobs, meta.bundle, game_id, state, status)
         if status == AWAITING_RANDOM:

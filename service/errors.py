@@ -70,6 +70,69 @@ class RateLimited(ServiceError):
         self.retry_after = retry_after
 
 
+class QuotaExceeded(ServiceError):
+    """The creator already has as many live games (or live bot games) as it may.
+
+    No ``retry_after``: waiting frees nothing; finishing a game does (``service/quotas.py``).
+    """
+
+    def __init__(self, *, bot: bool, limit: int) -> None:
+        remedy = (
+            "finish one of them (a game stops counting once it is over), or ask the organizer, "
+            "whose token has no quota, to create the game or to raise "
+        )
+        if bot:
+            super().__init__(
+                "bot_game_quota",
+                f"this client already has {limit} games with a bot seat in play, the most it "
+                f"may have at once; {remedy}FLOE_BOT_GAMES_PER_CREATOR",
+            )
+        else:
+            super().__init__(
+                "live_game_quota",
+                f"this client already has {limit} games in play, the most it may have at "
+                f"once; {remedy}FLOE_LIVE_GAMES_PER_CREATOR",
+            )
+        self.limit = limit
+
+
+class Conflict(ServiceError):
+    """The request came too late for what it asks: a table already full, started or closed."""
+
+
+class OpenTableQuota(ServiceError):
+    """The creator already has as many open tables as it may (no ``Retry-After``: a table
+    frees its slot when it starts, is cancelled or expires)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            "open_table_quota",
+            f"this client already has {limit} open tables, the most it may have at once; "
+            "cancel one, wait for one to fill or expire, or raise FLOE_OPEN_TABLES_PER_CREATOR",
+        )
+        self.limit = limit
+
+
+def table_full() -> Conflict:
+    return Conflict("table_full", "every open seat of this table is taken")
+
+
+def table_not_open(status: str) -> Conflict:
+    """409 ``table_not_open``: the table was cancelled or has started."""
+    why = {"cancelled": "was cancelled by its host", "started": "has started its game"}
+    return Conflict(
+        "table_not_open", f"this table {why.get(status, 'is not open')}; it takes no one now"
+    )
+
+
+class TooManyStreams(ServiceError):
+    """This address holds its cap of open streams and waits; ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__("too_many_streams", message)
+        self.retry_after = retry_after
+
+
 def unknown_game(game_id: str) -> NotFound:
     return NotFound("game_not_found", f"no game {game_id!r}")
 

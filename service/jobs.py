@@ -18,6 +18,8 @@ part of Floe.
 
 from __future__ import annotations
 
+import math
+
 import redis
 from rq import Queue
 from rq.exceptions import DuplicateJobError, NoSuchJobError
@@ -37,6 +39,9 @@ JOB_FUNCTIONS: dict[JobKind, str] = {
     "draw": "service.jobs.draw_random",
     "bot": "service.jobs.bot_turn",
 }
+#: A bot job's RQ timeout, beyond the bot's own bound (``Settings.bot_move_seconds``): the
+#: search stops itself first, so RQ's timeout is only a net for code that never checks.
+BOT_JOB_MARGIN_SECONDS = 60
 #: Statuses in which RQ still holds a job that will run (``started``: if its worker lives).
 _HELD = {JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED, JobStatus.STARTED}
 
@@ -45,9 +50,10 @@ def queue(client: redis.Redis, name: str = LEGACY_QUEUE_NAME) -> Queue:
     return Queue(name, connection=client, serializer=JSONSerializer)
 
 
-def worker_queues(client: redis.Redis) -> list[Queue]:
-    """The queues a worker listens to, draws first."""
-    return [queue(client, name) for name in WORKER_QUEUES]
+def worker_queues(client: redis.Redis, *, draws_only: bool = False) -> list[Queue]:
+    """The queues a worker listens to, draws first (only draws: a worker kept for them)."""
+    names = (QUEUE_NAMES["draw"],) if draws_only else WORKER_QUEUES
+    return [queue(client, name) for name in names]
 
 
 def job_id(kind: JobKind, game_id: str, version: int) -> str:
@@ -62,9 +68,14 @@ def alive_key(worker_name: str) -> str:
 class RqJobQueue:
     """The ``JobQueue`` on RQ: draws and bot moves for the workers, one queue per kind."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, *, bot_move_seconds: float = 60.0) -> None:
         self._client = client
         self._queues = {kind: queue(client, name) for kind, name in QUEUE_NAMES.items()}
+        #: Per kind; None keeps RQ's default (180 s) for draws.
+        self._timeouts: dict[JobKind, int | None] = {
+            "draw": None,
+            "bot": math.ceil(bot_move_seconds) + BOT_JOB_MARGIN_SECONDS,
+        }
 
     def held(self, job: Job) -> bool:
         """Whether RQ still holds ``job`` to run: queued (its id in its queue), deferred,
@@ -99,6 +110,7 @@ class RqJobQueue:
                 game_id,
                 version,
                 job_id=ident,
+                job_timeout=self._timeouts[kind],
                 result_ttl=0,
                 failure_ttl=24 * 3600,
                 unique=True,

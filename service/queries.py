@@ -11,7 +11,7 @@ from typing import Any
 
 from domain.engine import play
 from domain.engine.log import StoredEvent
-from domain.engine.types import JSON
+from domain.engine.types import JSON, GameState
 from service.access import Viewer
 from service.catalog import GameMeta
 from service.errors import organizer_only
@@ -31,8 +31,22 @@ class GameQueries:
             latest if version is None else self._repository.state_at(meta, version, latest=latest)
         )
         return game_view(
-            meta.rules, state, seat, seats=meta.seats_json(), revealed_seed=latest.seed
+            meta.rules,
+            state,
+            seat,
+            seats=meta.seats_json(),
+            revealed_seed=latest.seed,
+            bot_failure=self._bot_failure(meta, latest) if state is latest else None,
         )
+
+    def _bot_failure(self, meta: GameMeta, latest: GameState[Any]) -> JSON | None:
+        """The bot move that failed at the game's current version, if any: the game waits
+        there (docs/ai.md). Only games with bots ask the store; a failure at an earlier
+        version is over (the bot has moved since) and shows as null."""
+        if latest.over or not any(seat.bot for seat in meta.seats):
+            return None
+        failure = self._repository.store.bot_failure(meta.game_id)
+        return failure if failure is not None and failure["version"] == latest.version else None
 
     def legal_actions(self, meta: GameMeta, viewer: Viewer) -> JSON:
         seat = viewer.require_seat(meta.game_id)

@@ -14,15 +14,16 @@ Redis errors are not swallowed: they surface as the usual 503 ``store_unavailabl
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import redis
 
-from service.clock import Clock
+from service.clock import Clock, epoch_seconds
 from service.errors import RateLimited
+from service.store import refused_for_memory
 
 #: INCR every key; the first hit of a window sets its expiry. Returns the counts, in order.
 #: The counters are kept out of the AOF and replicas (``REPL_NONE``): with ``appendfsync
@@ -42,6 +43,8 @@ end
 return counts
 """
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -54,11 +57,6 @@ class Limits:
     @property
     def enabled(self) -> bool:
         return self.window_seconds > 0 and (self.per_token > 0 or self.per_address > 0)
-
-
-def epoch_seconds(clock: Clock) -> float:
-    """The service clock (an ISO-8601 UTC string) as seconds since the epoch."""
-    return datetime.fromisoformat(clock().replace("Z", "+00:00")).timestamp()
 
 
 def token_of(authorization: str | None) -> str | None:
@@ -97,7 +95,18 @@ class RateLimiter:
             checks.append((key, limits.per_address, "address"))
         if not checks:
             return
-        counts = self._script(keys=[key for key, _, _ in checks], args=[limits.window_seconds + 1])
+        try:
+            counts = self._script(
+                keys=[key for key, _, _ in checks], args=[limits.window_seconds + 1]
+            )
+        except redis.ResponseError as error:
+            if not refused_for_memory(error):
+                raise
+            # A full Redis (``maxmemory``) refuses the counters too. Counting is a guard,
+            # not a contract: let the request through, so that reads still answer and writes
+            # get their own 503 ``store_full``, rather than every request failing here.
+            log.warning("rate limiter not counting: the store is full")
+            return
         for (_, limit, what), count in zip(checks, counts, strict=True):
             if int(count) > limit:
                 retry = max(1, math.ceil((window + 1) * limits.window_seconds - now))

@@ -12,19 +12,21 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from domain.engine import play
 from domain.engine.log import GENESIS_HASH, StoredEvent, seal
 from domain.engine.types import GAME_CREATED, GAME_OVER, SEED_REVEALED, SYSTEM, Event, GameState
 from service.catalog import Catalog, GameMeta
-from service.clock import Clock
+from service.clock import Clock, millis
 from service.errors import NotFound, unknown_game
 from service.state_cache import Head, StateCache
 from service.store import Conflict, Duplicate, EventStore
 
 AWAITING_RANDOM = "awaiting_random"
+DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
+#: The catalog (game metadata) gets 1/CATALOG_SHARE of the cache budget, states the rest.
+CATALOG_SHARE = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +97,16 @@ def command_key(seat: int | str, command_id: str) -> str:
 class GameRepository:
     """Heads, past versions and appends of games, through the cache and the store."""
 
-    def __init__(self, store: EventStore, clock: Clock, *, cache_size: int = 4096) -> None:
+    def __init__(
+        self, store: EventStore, clock: Clock, *, cache_bytes: int = DEFAULT_CACHE_BYTES
+    ) -> None:
+        """``cache_bytes``: this process's budget for cached games (estimated bytes): one
+        sixteenth for their metadata (under 2 KB a game), the rest for folded states."""
         self.store = store
         self.clock = clock
-        self._catalog = Catalog(store, cache_size)
-        self._cache = StateCache(cache_size)
+        catalog_bytes = cache_bytes // CATALOG_SHARE
+        self._catalog = Catalog(store, catalog_bytes)
+        self._cache = StateCache(cache_bytes - catalog_bytes)
 
     # ----- what a game is -----------------------------------------------------------------
 
@@ -110,6 +117,11 @@ class GameRepository:
     @property
     def catalog(self) -> Catalog:
         return self._catalog
+
+    @property
+    def states(self) -> StateCache:
+        """The per-process cache of heads and snapshots (for tests and the benchmarks)."""
+        return self._cache
 
     # ----- reading states -----------------------------------------------------------------
 
@@ -197,9 +209,7 @@ class GameRepository:
             "tokens": json.dumps(list(token_hashes)),
             "status": play.status(meta.rules, state),
         }
-        self.store.create(
-            first, seed_hex=seed_hex, meta=fields, created_ms=_millis(meta.created_at)
-        )
+        self.store.create(first, seed_hex=seed_hex, meta=fields, created_ms=millis(meta.created_at))
         self._cache.advance(meta.game_id, Head(state, first.hash))
         self._catalog.remember(meta)
         return first
@@ -267,7 +277,3 @@ class GameRepository:
     def _genesis(self, meta: GameMeta, created: StoredEvent) -> GameState[Any]:
         """The state at version 1 from the ``game_created`` event."""
         return play.fold(meta.rules, meta.game_id, [created.event])
-
-
-def _millis(at: str) -> int:
-    return int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000)

@@ -8,6 +8,7 @@ variable stops the process with a message naming it instead of surfacing later.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,22 +31,44 @@ class Settings:
     max_body_bytes: int = 64 * 1024
     sse_max_seconds: float = 300.0
     sse_heartbeat_seconds: float = 15.0
-    state_cache_games: int = 4096
+    #: Bytes (estimated) of folded states and game metadata each process caches, LRU.
+    cache_bytes: int = 256 * 1024 * 1024
     bench_routes: bool = False
     #: Requests per window per token (hashed) and per client address; 0 = off.
     rate_limit_per_token: int = 6000
     rate_limit_per_address: int = 30000
     rate_limit_window_seconds: int = 60
+    #: Games not over one creator (client address) may have at once: those with a bot seat,
+    #: and all; 0 = no quota. The organizer has none (``service/quotas.py``).
+    bot_games_per_creator: int = 16
+    live_games_per_creator: int = 100
+    #: An open table expires after this; a started or cancelled one is kept a day.
+    table_ttl_seconds: int = 3600
+    #: Open tables one creator (client address) may have at once; 0 = no limit.
+    open_tables_per_creator: int = 10
     # --- the worker ---
     sweep_seconds: float = 5.0
+    #: How long a bot may think over one move; past it the move fails, loudly (docs/ai.md).
+    bot_move_seconds: float = 60.0
     # --- floe run ---
     host: str = "127.0.0.1"
     port: int = 8000
     web_workers: int = 2
-    web_threads: int = 8
-    #: RQ workers: more than one, so a bot thinking does not hold up everyone's dice.
+    #: Open connections each API process serves at once (gevent: idle ones cost no thread).
+    web_connections: int = 1000
+    #: A request's line and headers must arrive within this (and an idle keep-alive ends).
+    header_timeout_seconds: float = 10.0
+    #: A request's body must arrive within this once its headers have (else 408).
+    body_timeout_seconds: float = 10.0
+    #: Live streams and ``?wait=`` requests one client address may hold open; 0 = no cap.
+    long_requests_per_address: int = 64
+    #: Redis connections each process keeps at most; more requests queue for one.
+    redis_connections: int = 64
+    #: RQ workers; with two or more, the first works only draws, so bots never delay dice.
     job_workers: int = 2
     data_dir: Path = Path(".floe-data")
+    #: ``maxmemory`` of the embedded Redis (``2gb``, ``512mb``); None = no limit.
+    redis_maxmemory: str | None = None
     stop_timeout: float = 10.0
     python: str = field(default=sys.executable)
 
@@ -66,20 +89,44 @@ class Settings:
                 name.strip() for name in env.get("FLOE_GAME_MODULES", "").split(",") if name.strip()
             ),
             sse_max_seconds=read.number("FLOE_SSE_MAX_SECONDS", 300.0),
+            sse_heartbeat_seconds=read.number("FLOE_SSE_HEARTBEAT_SECONDS", 15.0),
             bench_routes=env.get("FLOE_BENCH_ROUTES") == "1",
             sweep_seconds=read.number("FLOE_SWEEP_SECONDS", 5.0, zero_ok=True),
+            bot_move_seconds=read.number("FLOE_BOT_MOVE_SECONDS", 60.0),
             rate_limit_per_token=read.integer("FLOE_RATE_LIMIT_PER_TOKEN", 6000, zero_ok=True),
             rate_limit_per_address=read.integer("FLOE_RATE_LIMIT_PER_ADDRESS", 30000, zero_ok=True),
             rate_limit_window_seconds=read.integer(
                 "FLOE_RATE_LIMIT_WINDOW_SECONDS", 60, zero_ok=True
             ),
+            bot_games_per_creator=read.integer("FLOE_BOT_GAMES_PER_CREATOR", 16, zero_ok=True),
+            live_games_per_creator=read.integer("FLOE_LIVE_GAMES_PER_CREATOR", 100, zero_ok=True),
+            cache_bytes=read.integer("FLOE_CACHE_BYTES", 256 * 1024 * 1024),
             port=read.integer("PORT", 8000),
             web_workers=read.integer("FLOE_WEB_WORKERS", 2),
-            web_threads=read.integer("FLOE_WEB_THREADS", 8),
+            web_connections=read.integer("FLOE_WEB_CONNECTIONS", 1000),
+            table_ttl_seconds=read.integer("FLOE_TABLE_TTL_SECONDS", 3600),
+            open_tables_per_creator=read.integer("FLOE_OPEN_TABLES_PER_CREATOR", 10, zero_ok=True),
+            redis_connections=read.integer("FLOE_REDIS_CONNECTIONS", 64),
+            header_timeout_seconds=read.number("FLOE_HEADER_TIMEOUT_SECONDS", 10.0),
+            body_timeout_seconds=read.number("FLOE_BODY_TIMEOUT_SECONDS", 10.0),
+            long_requests_per_address=read.integer(
+                "FLOE_LONG_REQUESTS_PER_ADDRESS", 64, zero_ok=True
+            ),
             job_workers=read.integer("FLOE_JOB_WORKERS", 2),
             data_dir=Path(env.get("FLOE_DATA_DIR") or ".floe-data"),
+            redis_maxmemory=_memory_size("FLOE_REDIS_MAXMEMORY", env),
             stop_timeout=read.number("FLOE_STOP_TIMEOUT", 10.0),
         )
+
+
+def _memory_size(name: str, env: Mapping[str, str]) -> str | None:
+    """A Redis memory size (``2gb``, ``512mb``, ``100000``) or None when unset."""
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return None
+    if not re.fullmatch(r"[1-9][0-9]*(b|k|kb|m|mb|g|gb)?", raw):
+        raise ValueError(f"{name} must be a size such as 2gb or 512mb, got {raw!r}")
+    return raw
 
 
 @dataclass(frozen=True, slots=True)

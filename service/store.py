@@ -3,10 +3,14 @@
 Keys share the hash tag ``{<game_id>}`` so one game lives in one Redis Cluster slot:
 
 - ``floe:{g}:events``   the stream; entry id ``0-<version>``, field ``e`` = the stored event
-- ``floe:{g}:meta``     hash: game, created_at, seats (JSON), version, head (hash), status
+- ``floe:{g}:meta``     hash: game, created_at, seats (JSON), version, head (hash), status,
+                        and ``bot_failure`` (JSON) once a bot's move has failed
 - ``floe:{g}:seed``     the secret seed (hex), never served before the game ends
 - ``floe:{g}:commands`` hash: ``<seat>:<command_id>`` -> the accepted command's record (JSON)
 - ``floe:games``        sorted set of game ids by creation time (for listing; not in a slot)
+- ``floe:stats:bot-failures``  how many bot moves have failed, ever (a counter; not in a slot)
+- ``floe:bot-failed``   set of game ids whose bot move failed (for the retry at start-up; a
+                        game leaves it once seen moving on)
 
 Streams are never trimmed and entries never edited.
 """
@@ -23,11 +27,12 @@ import redis
 
 from domain.engine.canonical import canonical_json
 from domain.engine.log import EventReader, StoredEvent
+from service.appends import CHANNEL, AppendSignals
 
 GAMES_INDEX = "floe:games"
-#: The longest single XREAD BLOCK, and at most half the client's socket timeout (redis-py's
-#: default is 5 s): a long wait is several blocks, never a read that times out (a 503).
-MAX_BLOCK_MS = 2000
+BOT_FAILURES_KEY = "floe:stats:bot-failures"
+#: The games whose last recorded bot move failed, so a retry reads those, not every game.
+BOT_FAILED_GAMES = "floe:bot-failed"
 
 
 def events_key(game_id: str) -> str:
@@ -48,19 +53,22 @@ def commands_key(game_id: str) -> str:
 
 # KEYS: events, meta, seed.  ARGV: first event, its hash, seed hex, then meta field/value pairs.
 # Creates the game only if its meta does not exist yet; nothing is written otherwise.
+# Publishes the new head on ``CHANNEL`` (``service/appends.py`` wakes the game's waiters).
 CREATE_SCRIPT = """
 if redis.call('EXISTS', KEYS[2]) == 1 then return 'exists' end
 redis.call('XADD', KEYS[1], '0-1', 'e', ARGV[1])
 redis.call('SET', KEYS[3], ARGV[3])
 redis.call('HSET', KEYS[2], 'version', 1, 'head', ARGV[2])
 for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' 1')
 return 'ok'
-"""
+""".replace("$CHANNEL", CHANNEL)
 
 # KEYS: events, meta, commands.
 # ARGV: expected version, expected head hash, new head hash, command key ('' for none),
 #       command record, new status ('' to keep), then the events in version order.
-# Every check runs before the first write, so a refused append changes nothing.
+# Every check runs before the first write, so a refused append changes nothing. An accepted
+# one publishes the new head on ``CHANNEL``, as creating does.
 APPEND_SCRIPT = """
 if ARGV[4] ~= '' then
   local prior = redis.call('HGET', KEYS[3], ARGV[4])
@@ -78,8 +86,9 @@ end
 redis.call('HSET', KEYS[2], 'version', version, 'head', ARGV[3])
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'status', ARGV[6]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
+redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' ' .. version)
 return {'ok', tostring(version)}
-"""
+""".replace("$CHANNEL", CHANNEL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,17 +152,25 @@ class EventStore(EventReader, Protocol):
 
     def ping(self) -> bool: ...
 
+    def record_bot_failure(self, game_id: str, failure: Mapping[str, Any]) -> None: ...
+
+    def bot_failure(self, game_id: str) -> dict[str, Any] | None: ...
+
+    def bot_failures(self) -> int: ...
+
+    def bot_failed_games(self) -> list[str]: ...
+
+    def forget_bot_failures(self, game_ids: Sequence[str]) -> None: ...
+
 
 class RedisEventStore:
     """Redis-streams event store. The connection is passed in; nothing connects at import."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, signals: AppendSignals | None = None) -> None:
         self._redis = client
+        self._signals = signals or AppendSignals(client)
         self._create = client.register_script(CREATE_SCRIPT)
         self._append = client.register_script(APPEND_SCRIPT)
-        timeout = client.connection_pool.connection_kwargs.get("socket_timeout")
-        half = int(500 * timeout) if isinstance(timeout, int | float) and timeout > 0 else None
-        self._max_block_ms = max(1, min(MAX_BLOCK_MS, half or MAX_BLOCK_MS))
 
     def create(
         self, first: StoredEvent, *, seed_hex: str, meta: Mapping[str, str], created_ms: int
@@ -164,7 +181,12 @@ class RedisEventStore:
         args: list[str] = [canonical_json(first.to_json()), first.hash, seed_hex]
         for field, value in meta.items():
             args += [field, value]
-        result = self._create(keys=[events_key(gid), meta_key(gid), seed_key(gid)], args=args)
+        try:
+            result = self._create(keys=[events_key(gid), meta_key(gid), seed_key(gid)], args=args)
+        except redis.ResponseError:
+            # Refused before its first write (a full Redis): list no game that does not exist.
+            self._redis.zrem(GAMES_INDEX, gid)
+            raise
         if _text(result) == "exists":
             raise GameExists(gid)
 
@@ -227,18 +249,19 @@ class RedisEventStore:
         return _text(self._redis.get(seed_key(game_id)))
 
     def wait(self, game_id: str, *, after: int, block_ms: int) -> list[StoredEvent]:
-        """Events after ``after``; when there are none yet, block up to ``block_ms`` for some."""
+        """Events after ``after``; when there are none yet, wait up to ``block_ms`` for some.
+
+        The wait holds no Redis connection: the process's one subscription rings this
+        game's waiters (``AppendSignals``), and each ring, or a periodic recheck, reads.
+        """
         deadline = time.monotonic() + block_ms / 1000
-        while True:
-            remaining = int(1000 * (deadline - time.monotonic()))
-            block = max(1, min(self._max_block_ms, remaining))
-            reply: Any = self._redis.xread({events_key(game_id): f"0-{after}"}, block=block)
-            if reply:
-                break
-            if remaining <= self._max_block_ms:
-                return []
-        [(_, entries)] = reply
-        return _decode(entries)
+        with self._signals.watch(events_key(game_id)) as watch:
+            while True:
+                events = self.read(game_id, after=after)
+                remaining = deadline - time.monotonic()
+                if events or remaining <= 0:
+                    return events
+                watch.wait(remaining)
 
     def metas(self, game_ids: Sequence[str]) -> list[dict[str, str] | None]:
         """The metadata of many games in one round trip."""
@@ -259,6 +282,43 @@ class RedisEventStore:
 
     def ping(self) -> bool:
         return bool(self._redis.ping())
+
+    def record_bot_failure(self, game_id: str, failure: Mapping[str, Any]) -> None:
+        """Keep a failed bot move in the game's meta (replacing any earlier) and count it."""
+        pipe = self._redis.pipeline(transaction=False)  # two slots: no MULTI in a cluster
+        pipe.hset(meta_key(game_id), "bot_failure", json.dumps(dict(failure)))
+        pipe.incr(BOT_FAILURES_KEY)
+        pipe.sadd(BOT_FAILED_GAMES, game_id)
+        pipe.execute()
+
+    def bot_failed_games(self) -> list[str]:
+        """The games whose bot move failed at some point and were not yet seen moving on."""
+        return sorted(_text(g) for g in self._redis.smembers(BOT_FAILED_GAMES))
+
+    def forget_bot_failures(self, game_ids: Sequence[str]) -> None:
+        """Drop games whose failure is over (the bot moved, or the game ended)."""
+        if game_ids:
+            self._redis.srem(BOT_FAILED_GAMES, *game_ids)
+
+    def bot_failure(self, game_id: str) -> dict[str, Any] | None:
+        """The last failed bot move the game's meta keeps, if any (it may be stale)."""
+        raw = self._redis.hget(meta_key(game_id), "bot_failure")
+        return None if raw is None else dict(json.loads(raw))
+
+    def bot_failures(self) -> int:
+        """How many bot moves have failed, across all games."""
+        return int(self._redis.get(BOT_FAILURES_KEY) or 0)
+
+
+def refused_for_memory(error: BaseException) -> bool:
+    """Whether Redis refused a write because it is at ``maxmemory`` (``noeviction``).
+
+    A plain command raises ``OutOfMemoryError``; inside a script Redis 6 wraps the same
+    ``-OOM`` reply in a script error. A script that meets it at its first write wrote nothing.
+    """
+    if isinstance(error, redis.exceptions.OutOfMemoryError):
+        return True
+    return isinstance(error, redis.ResponseError) and "OOM command not allowed" in str(error)
 
 
 def _decode(entries: Any) -> list[StoredEvent]:

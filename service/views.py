@@ -47,11 +47,13 @@ def game_view(
     *,
     seats: list[JSON],
     revealed_seed: str | None = None,
+    bot_failure: JSON | None = None,
 ) -> JSON:
     """The game at ``state.version`` as ``seat`` (None: spectator) may see it.
 
     ``revealed_seed`` is set once the game has ended: then every version is public, and an
-    earlier version is shown unmasked, with the seed.
+    earlier version is shown unmasked, with the seed. ``bot_failure``: the bot move that
+    failed at this version, if any (public: the bot's seat, its strength and why).
     """
     public = state.over or revealed_seed is not None
     return {
@@ -67,4 +69,5 @@ def game_view(
         "viewer": seat,
         "seed_commitment": state.created.seed_commitment,
         "seed": state.seed or revealed_seed,
+        "bot_failure": bot_failure,
     }

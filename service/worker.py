@@ -13,7 +13,8 @@ A lost job is found again by the sweeper. One sweeper sweeps at a time, whicheve
 holds the Redis lock ``floe:sweeper:lock`` (``SET NX PX``, renewed by its holder, taken over
 by another worker once it expires). A sweep re-enqueues a job still waited for across two of
 its sweeps only when RQ no longer holds it (``RqJobQueue.enqueue`` checks), so it never
-piles copies of a job id onto a queue.
+piles copies of a job id onto a queue. A bot move that failed (out of time, or a bug) is not
+lost: the sweeper leaves it alone, and each worker retries it once, when it starts.
 """
 
 from __future__ import annotations
@@ -96,13 +97,26 @@ def alive_ttl(floe: Floe) -> float:
     return max(2.0, 3 * floe.settings.sweep_seconds)
 
 
-def run_worker(floe: Floe, *, burst: bool = False) -> bool:
-    """Work the Floe queues until stopped (``burst``: until empty), sweeping meanwhile."""
+def run_worker(floe: Floe, *, burst: bool = False, draws_only: bool = False) -> bool:
+    """Work the Floe queues until stopped (``burst``: until empty), sweeping meanwhile.
+
+    ``draws_only``: listen to the draws queue alone, so that however many bots think, a
+    person's dice never wait behind them (``floe run`` keeps its first worker for draws).
+
+    Starting, it retries every bot move that failed (``Automation.retry_failed``): this is
+    how games whose bot ran out of time, or hit a bug, resume (docs/ai.md).
+    """
     jobs.install(floe.automation)
+    try:
+        floe.automation.retry_failed()
+    except redis.RedisError as error:  # Redis away: the next start retries them
+        log.warning("could not retry the failed bot moves: %s", error)
     stop = threading.Event()
     every = floe.settings.sweep_seconds
     worker = SimpleWorker(
-        jobs.worker_queues(floe.redis), connection=floe.redis, serializer=JSONSerializer
+        jobs.worker_queues(floe.redis, draws_only=draws_only),
+        connection=floe.redis,
+        serializer=JSONSerializer,
     )
     _keep_alive(floe.redis, worker.name, alive_ttl(floe), stop)
     threading.Thread(

@@ -4,6 +4,7 @@
 # ---------------------------------------------------------------------------------------
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -55,18 +56,29 @@ def start_worker(redis_url: str) -> Iterator[StartWorker]:
 
     ``pause`` names a ``JobHooks`` point (``before_draw``, ``bot_decided``, ``bot_written``)
     where the worker's jobs stop, announced, for a crash test to SIGKILL it there.
+    ``worker_args`` are more ``floe worker`` flags (``--draws-only``); ``log`` a file for
+    its stderr (its log), which is otherwise dropped.
     """
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(pause: str | None = None, **env: str) -> subprocess.Popen[bytes]:
+    def start(
+        pause: str | None = None,
+        *,
+        worker_args: tuple[str, ...] = (),
+        log: Path | None = None,
+        **env: str,
+    ) -> subprocess.Popen[bytes]:
         environ = {**os.environ, "REDIS_URL": redis_url, "FLOE_SWEEP_SECONDS": "0.2", **env}
         command = ["service.cli", "worker"] if pause is None else ["tests.paused_worker", pause]
-        process = subprocess.Popen(
-            [sys.executable, "-m", *command],
-            env=environ,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        command += worker_args
+        with contextlib.ExitStack() as files:
+            stderr = files.enter_context(log.open("wb")) if log else subprocess.DEVNULL
+            process = subprocess.Popen(
+                [sys.executable, "-m", *command],
+                env=environ,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
         started.append(process)
         return process
 

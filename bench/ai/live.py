@@ -5,6 +5,8 @@ creates one game per (game, options, players, strength) with every seat a bot, w
 each is over (no client plays: the workers do), exports each log and audits it with
 ``floe replay verify``'s own function. Exit status 0 only when every game ended and verified
 ``ok``. It is a smoke test of a deployment, so it polls (once a second) rather than streams.
+It creates dozens of bot games from one address at once: start the service with
+``FLOE_BOT_GAMES_PER_CREATOR=0`` (``make run`` reads it), or it meets the bot-game quota.
 """
 
 from __future__ import annotations

@@ -10,12 +10,14 @@ by the outcome when the game is over, which is much cheaper than random playouts
 games this short, stronger for the same think time. How hard to think is the game's
 ``game.bot.search``.
 
-Search is bounded by *iterations*, never by wall time, so the same game, seed and strength
-give the same move on any machine. For the same reason its arithmetic is only what IEEE 754
-rounds exactly (+, −, ×, ÷, √): logarithms come from a table computed in decimal, and the
-squash is rational, so no platform's ``libm`` can tip a close comparison. Its generator is
-SplitMix64 (``generator.py``) seeded from the bot's ``bot-<seat>`` DrawStream: derived from
-the game's seed, and consuming none of the game's own draws.
+Search is bounded by *iterations*, so the same game, seed and strength give the same move on
+any machine. A time ``Budget`` (``budget.py``) is checked before every iteration, but it only
+ever stops the search: past its deadline ``choose`` raises ``BotTimedOut`` and plays nothing,
+never the move of a truncated tree. For the same reason of determinism, its arithmetic is
+only what IEEE 754 rounds exactly (+, −, ×, ÷, √): logarithms come from a table computed in
+decimal, and the squash is rational, so no platform's ``libm`` can tip a close comparison.
+Its generator is SplitMix64 (``generator.py``) seeded from the bot's ``bot-<seat>``
+DrawStream: derived from the game's seed, and consuming none of the game's own draws.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from decimal import Context, Decimal
 from typing import Any
 
+from domain.ai.budget import UNBOUNDED, Budget
 from domain.ai.generator import SplitMix64
 from domain.ai.worlds import sample_world
 from domain.engine import play
@@ -59,22 +62,33 @@ class _Node:
 class Search:
     """One decision: build the tree from ``state`` for ``seat`` and return the best action."""
 
-    def __init__(self, game: Game[Any], settings: SearchSettings, generator: SplitMix64) -> None:
+    def __init__(
+        self,
+        game: Game[Any],
+        settings: SearchSettings,
+        generator: SplitMix64,
+        budget: Budget = UNBOUNDED,
+    ) -> None:
         self.game = game
         self.rules = game.rules
         self.settings = settings
         self.generator = generator
+        #: Checked before every iteration; past its deadline the search raises ``BotTimedOut``.
+        self.budget = budget
         self.heuristic = game.bot.heuristic
         #: Perfect information: replaying the same moves reaches the same position, so
         #: nodes keep their positions instead of replaying them in every sampled world.
         self.keep_states = game.bot.perfect_information
 
     def choose(self, state: GameState[Any], seat: int) -> Action:
+        """The best action after all the iterations; ``BotTimedOut`` past the budget."""
         actions = play.legal_actions(self.rules, state, seat)
         if len(actions) == 1:
             return actions[0]
         root = _Node(mover=seat)
+        check = self.budget.check
         for _ in range(self.settings.iterations):
+            check()  # raises past the deadline: a truncated tree is never played
             self._iterate(root, sample_world(self.game, state, self.generator))
         # The most visited action is the most trusted; ties go to the better mean, then to
         # the canonical order of the legal-action list.

@@ -6,7 +6,9 @@ turn), ``choose_by_playouts`` plays every alternative out to the end in sampled
 worlds (hidden parts guessed again by ``worlds.sample_world``, chance sampled), with the plan
 playing every seat, and keeps the alternative whose playouts score best on average
 (``planner.playout_score``). All alternatives share the same worlds (common random numbers),
-so they are compared on the same luck. Bounded by the number of playouts, never by time.
+so they are compared on the same luck. Bounded by the number of playouts; a time ``Budget``
+(``budget.py``), checked at every step of every playout, only ever stops the search with
+``BotTimedOut``, so time never chooses the option.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.ai.budget import UNBOUNDED, Budget
 from domain.ai.generator import SplitMix64
 from domain.ai.worlds import sample_world
 from domain.engine import play
@@ -41,10 +44,12 @@ def choose_by_playouts(
     options: Sequence[Action],
     generator: SplitMix64,
     settings: PlayoutSettings,
+    budget: Budget = UNBOUNDED,
 ) -> Action:
     """The option among ``options`` (which ``seat`` may take now) whose playouts score best.
 
-    Ties keep the plan's own step ``planned``, then the earlier option.
+    Ties keep the plan's own step ``planned``, then the earlier option. ``BotTimedOut`` once
+    ``budget`` runs out: nothing is chosen then.
     """
     worlds = [
         (sample_world(game, state, generator), generator.next64()) for _ in range(settings.playouts)
@@ -53,8 +58,9 @@ def choose_by_playouts(
     def value(option: Action) -> float:
         total = 0.0
         for world, chance_seed in worlds:
+            budget.check()
             after = play.step(game.rules, world, seat, option)[1]
-            total += _playout(game, planner, after, team, SplitMix64(chance_seed), settings)
+            total += _playout(game, planner, after, team, SplitMix64(chance_seed), settings, budget)
         return total
 
     scored = [
@@ -70,11 +76,14 @@ def _playout(
     team: frozenset[int],
     generator: SplitMix64,
     settings: PlayoutSettings,
+    budget: Budget = UNBOUNDED,
 ) -> float:
     """How well the game ends from ``state`` with the plan playing every seat."""
     rules = game.rules
     everyone = frozenset(range(len(state.created.seats))) | team
+    check = budget.check
     for _ in range(settings.max_actions):
+        check()  # raises past the deadline: a cut-short playout is never scored
         if state.over:
             break
         draw = rules.pending_draw(state.board)

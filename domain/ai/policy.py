@@ -6,6 +6,10 @@ co-operative game, the team plan ``game.bot.planner``. It takes its randomness f
 stream it is handed: the docs/format.md derivation with the label ``bot-<seat>``, which the
 worker computes and which consumes none of the game's draws. So the same game, seed and
 strength give the same moves anywhere.
+
+A policy may also be handed a time ``Budget`` (``budget.py``). The searches check it as they
+go and raise ``BotTimedOut`` once it runs out, rather than answer with less thought: a bound
+decides only whether a move is made, never which one.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Protocol
 
+from domain.ai.budget import UNBOUNDED, Budget
 from domain.ai.mcts import Search, generator_for
 from domain.ai.playouts import PlayoutSettings, choose_by_playouts
 from domain.engine import play
@@ -26,9 +31,17 @@ class Policy(Protocol):
     name: str
 
     def choose(
-        self, game: Game[Any], state: GameState[Any], seat: int, stream: DrawStream
+        self,
+        game: Game[Any],
+        state: GameState[Any],
+        seat: int,
+        stream: DrawStream,
+        budget: Budget = UNBOUNDED,
     ) -> Action:
-        """One of ``seat``'s legal actions (the seat must be in ``to_act``)."""
+        """One of ``seat``'s legal actions (the seat must be in ``to_act``).
+
+        ``BotTimedOut`` when ``budget`` runs out first: then no action is chosen at all.
+        """
         ...
 
 
@@ -38,7 +51,12 @@ class RandomPolicy:
     name = "random"
 
     def choose(
-        self, game: Game[Any], state: GameState[Any], seat: int, stream: DrawStream
+        self,
+        game: Game[Any],
+        state: GameState[Any],
+        seat: int,
+        stream: DrawStream,
+        budget: Budget = UNBOUNDED,
     ) -> Action:
         actions = play.legal_actions(game.rules, state, seat)
         return actions[stream.uniform(len(actions))]
@@ -56,21 +74,33 @@ class GreedyPolicy:
     name = "greedy"
 
     def choose(
-        self, game: Game[Any], state: GameState[Any], seat: int, stream: DrawStream
+        self,
+        game: Game[Any],
+        state: GameState[Any],
+        seat: int,
+        stream: DrawStream,
+        budget: Budget = UNBOUNDED,
     ) -> Action:
         planner = game.bot.planner
         if planner is not None:
             step = planner.next_step(state.board, team_of(state))
             if step is not None and step[0] == seat:
                 return step[1]
-        return self.one_ply(game, state, seat, stream)
+        return self.one_ply(game, state, seat, stream, budget)
 
     @staticmethod
-    def one_ply(game: Game[Any], state: GameState[Any], seat: int, stream: DrawStream) -> Action:
+    def one_ply(
+        game: Game[Any],
+        state: GameState[Any],
+        seat: int,
+        stream: DrawStream,
+        budget: Budget = UNBOUNDED,
+    ) -> Action:
         rules = game.rules
         heuristic = game.bot.heuristic
         scored = []
         for action in play.legal_actions(rules, state, seat):
+            budget.check()
             after = play.step(rules, state, seat, action)[1]
             # Handing on: the turn passes, or what follows is a decision the rules force.
             yields = seat not in play.to_act(rules, after) or rules.pending(after.board) is not None
@@ -104,7 +134,12 @@ class MctsPolicy:
         self.playouts = PlayoutSettings() if playouts is None else playouts
 
     def choose(
-        self, game: Game[Any], state: GameState[Any], seat: int, stream: DrawStream
+        self,
+        game: Game[Any],
+        state: GameState[Any],
+        seat: int,
+        stream: DrawStream,
+        budget: Budget = UNBOUNDED,
     ) -> Action:
         # Seeded first, always: what the stream gives anything after depends on it.
         generator = generator_for(stream)
@@ -113,17 +148,19 @@ class MctsPolicy:
             settings = game.bot.search
             if self.iterations is not None:
                 settings = replace(settings, iterations=self.iterations)
-            return Search(game, settings, generator).choose(state, seat)
+            if not budget.bounded:
+                return Search(game, settings, generator).choose(state, seat)
+            return Search(game, settings, generator, budget).choose(state, seat)
         team = team_of(state)
         step = planner.next_step(state.board, team)
         if step is None or step[0] != seat:
             # Asked out of turn (the plan wants nothing of this seat now): one move ahead.
-            return GreedyPolicy.one_ply(game, state, seat, stream)
+            return GreedyPolicy.one_ply(game, state, seat, stream, budget)
         options = planner.alternatives(state.board, seat, step[1])
         if not options:
             return step[1]
         return choose_by_playouts(
-            game, planner, state, seat, team, step[1], options, generator, self.playouts
+            game, planner, state, seat, team, step[1], options, generator, self.playouts, budget
         )
 
 

@@ -12,7 +12,10 @@ from flask import Flask, request
 
 from service.api.docs import docs
 from service.api.errors import register_error_handlers
+from service.api.pages import pages
+from service.api.replays import replays
 from service.api.routes import v1
+from service.api.tables import tables_v1
 from service.bootstrap import Floe, build
 from service.clock import Clock, utc_now
 from service.settings import Settings
@@ -41,7 +44,10 @@ def create_app(
             limiter.check(request.remote_addr, request.headers.get("Authorization"))
 
     app.register_blueprint(v1)
+    app.register_blueprint(tables_v1)
     app.register_blueprint(docs)
+    app.register_blueprint(replays)
+    app.register_blueprint(pages)
     if floe.settings.bench_routes:
         from service.api.bench_routes import bench
 

@@ -5,7 +5,6 @@
 - ``GET /docs``: Swagger UI rendering ``/openapi.json``. Its assets come from the
   ``flask-swagger-ui`` package (Swagger UI's own dist files, kept current upstream) and are
   served from ``/docs/assets/<file>``: no CDN, so the page works offline too.
-- ``GET /``: a redirect to ``/docs`` for now.
 
 None of these is under ``/v1``: they are not rate limited and not part of the spec's paths.
 The spec is read from the repository root (``make run`` installs Floe editable) once, on
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from flask import Blueprint, Response, abort, redirect, send_from_directory
+from flask import Blueprint, Response, abort, send_from_directory
 
 docs = Blueprint("docs", __name__)
 
@@ -86,12 +85,6 @@ def _spec_text() -> str:
 def _spec_json() -> str:
     spec: Any = yaml.safe_load(_spec_text())
     return json.dumps(spec, ensure_ascii=False, indent=2) + "\n"
-
-
-@docs.get("/")
-def index() -> Any:
-    """Nothing lives at the root yet: send people to the API reference."""
-    return redirect("/docs", code=302)
 
 
 @docs.get("/openapi.yaml")

@@ -17,14 +17,19 @@ from werkzeug.exceptions import HTTPException
 from domain.engine.errors import GameError
 from service.errors import (
     CommandReused,
+    Conflict,
     Forbidden,
     InvalidRequest,
     NotFound,
+    OpenTableQuota,
+    QuotaExceeded,
     RateLimited,
     ServiceError,
+    TooManyStreams,
     Unauthenticated,
     VersionConflict,
 )
+from service.store import refused_for_memory
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +44,12 @@ SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     Forbidden: 403,
     NotFound: 404,
     VersionConflict: 409,
+    Conflict: 409,
     CommandReused: 422,
     RateLimited: 429,
+    TooManyStreams: 429,
+    OpenTableQuota: 429,
+    QuotaExceeded: 429,
 }
 
 #: Werkzeug's own refusals, under stable codes.
@@ -79,13 +88,27 @@ def service_error_response(error: ServiceError) -> Response:
     headers: dict[str, str] = {}
     if isinstance(error, Unauthenticated):
         headers["WWW-Authenticate"] = "Bearer"
-    if isinstance(error, RateLimited):
+    if isinstance(error, RateLimited | TooManyStreams):
         headers["Retry-After"] = str(error.retry_after)
     return error_response(status, error.code, error.message, headers)
 
 
 def store_unavailable(message: str = "the event store is unavailable; retry shortly") -> Response:
     return error_response(503, "store_unavailable", message, {"Retry-After": "1"})
+
+
+#: A full store frees no memory by itself (``noeviction``): someone must raise ``maxmemory``
+#: or make room, so clients are asked to come back in a minute, not to hammer it.
+STORE_FULL_RETRY_SECONDS = 60
+
+
+def store_full() -> Response:
+    message = (
+        "the event store is full (Redis maxmemory) and refuses writes; nothing was written. "
+        "Reads still work; retry later"
+    )
+    headers = {"Retry-After": str(STORE_FULL_RETRY_SECONDS)}
+    return error_response(503, "store_full", message, headers)
 
 
 def register_error_handlers(app: Flask) -> None:
@@ -116,6 +139,15 @@ def register_error_handlers(app: Flask) -> None:
     def store_down(error: Exception) -> Response:
         log.warning("redis unavailable during %s %s: %s", request.method, request.path, error)
         return store_unavailable()
+
+    @app.errorhandler(redis.ResponseError)
+    def store_refused(error: redis.ResponseError) -> Response:
+        """Redis at ``maxmemory`` (``noeviction``) refuses writes with OOM: 503, never 500.
+        Every write script checks before its first write, so nothing was half-written."""
+        if not refused_for_memory(error):
+            return unexpected(error)
+        log.warning("redis full during %s %s: %s", request.method, request.path, error)
+        return store_full()
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:

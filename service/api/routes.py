@@ -6,20 +6,28 @@ then the game, then the body; the handlers do the rest.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request
-from marshmallow import Schema
+from flask import Blueprint, Response, request
 
-from domain.engine.canonical import canonical_json, unencodable
+from domain.engine.canonical import canonical_json
 from domain.engine.game import Scene
 from domain.engine.types import GAME_OVER, SEED_REVEALED
 from service.access import Viewer
 from service.api import schemas
-from service.api.errors import HttpError, store_unavailable
+from service.api.errors import store_unavailable
+from service.api.http import (
+    MAX_VERSION,
+    bad_request,
+    current_floe,
+    current_viewer,
+    int_arg,
+    json_body,
+    render,
+)
 from service.bootstrap import Floe
 from service.catalog import GameMeta
 from service.commands import Accepted, CreateGame, NewPlayer, PlayAction, request_fingerprint
@@ -29,142 +37,65 @@ v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
 MAX_EVENTS_PAGE = 10_000
 MAX_WAIT_SECONDS = 30
-MAX_VERSION = 2**53
 #: A game's status as ``board.svg`` titles say it.
 STATUS_WORDS = {"active": "in play", "awaiting_random": "waiting for a draw", "over": "over"}
-#: Deeper JSON than any valid request needs is refused before any schema sees it.
-MAX_JSON_DEPTH = 32
-
-
-def _floe() -> Floe:
-    floe: Floe = current_app.extensions["floe"]
-    return floe
-
-
-def _viewer() -> Viewer:
-    return _floe().viewer(request.headers.get("Authorization"))
 
 
 def _game(game_id: str) -> GameMeta:
     """The game the route names, or 404 ``game_not_found``."""
-    return _floe().repository.meta(game_id)
-
-
-def bad_request(code: str, message: str) -> InvalidRequest:
-    return InvalidRequest(code, message)
-
-
-def _json_body() -> Any:
-    """The request body as JSON: 413 over the size limit, 415 for a declared non-JSON type,
-    400 ``malformed_json`` when it is not (interoperable) JSON.
-
-    A body without ``Content-Type`` is read as JSON. Refused as malformed besides bad syntax:
-    invalid UTF-8, the ``NaN``/``Infinity`` literals, integers of more than 4300 digits,
-    nesting deeper than ``MAX_JSON_DEPTH`` and lone surrogates (``"\\ud800"``), which no
-    UTF-8 store or hash can hold.
-    """
-    raw = request.get_data(cache=True)  # 413 (werkzeug) before anything is parsed
-    mimetype = request.mimetype
-    is_json = mimetype == "application/json" or (
-        mimetype.startswith("application/") and mimetype.endswith("+json")
-    )
-    if request.content_type is not None and not is_json:
-        raise HttpError(
-            415,
-            "unsupported_media_type",
-            f"send the body as application/json, not {mimetype or 'an empty content type'!r}",
-        )
-    if not raw.strip():
-        raise bad_request("malformed_json", "the request body is empty; send a JSON object")
-    try:
-        body = json.loads(raw, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError) as error:
-        raise bad_request("malformed_json", f"the request body is not JSON: {error}") from None
-    _check_json_tree(body)
-    return body
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _check_json_tree(body: Any) -> None:
-    """400 for nesting deeper than ``MAX_JSON_DEPTH`` or a string no UTF-8 can encode."""
-    problem = unencodable(body, MAX_JSON_DEPTH)
-    if problem == "depth":
-        raise bad_request(
-            "malformed_json", f"the request body is nested deeper than {MAX_JSON_DEPTH} levels"
-        )
-    if problem == "surrogate":
-        raise bad_request(
-            "malformed_json", "the request body has a lone surrogate (e.g. \\ud800) in a string"
-        )
-
-
-def _int_arg(name: str, default: int | None, *, low: int = 0, high: int = MAX_VERSION) -> int:
-    raw = request.args.get(name)
-    if raw is None:
-        if default is None:
-            raise bad_request("invalid_query", f"the query parameter {name!r} is required")
-        return default
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 20) or not low <= int(raw) <= high:
-        raise bad_request("invalid_query", f"{name} must be an integer {low}..{high}")
-    return int(raw)
-
-
-def _render(schema: Schema, body: dict[str, Any], status: int = 200) -> Response:
-    return current_app.response_class(
-        json.dumps(schema.dump(body), ensure_ascii=False), status, mimetype="application/json"
-    )
+    return current_floe().repository.meta(game_id)
 
 
 @v1.post("/games")
 def create_game() -> Response:
-    viewer = _viewer()
-    wait = _int_arg("wait", 0, high=MAX_WAIT_SECONDS)
-    data = schemas.load(schemas.CREATE_GAME, _json_body())
+    viewer = current_viewer()
+    wait = int_arg("wait", 0, high=MAX_WAIT_SECONDS)
+    data = schemas.load(schemas.CREATE_GAME, json_body())
     command = CreateGame(
         game=data["game"],
         players=tuple(NewPlayer(p["name"], p["bot"]) for p in data["players"]),
         options=data["options"],
         seed_hex=data["seed"],
         wait_seconds=wait,
+        # The per-creator quotas count by the TCP peer: behind a proxy, the proxy's address.
+        creator=request.remote_addr or "unknown",
     )
-    created = _floe().commands.create(command, viewer).to_json()
-    response = _render(schemas.GAME_CREATED, created, 201)
+    with _waiting(wait):
+        created = current_floe().commands.create(command, viewer).to_json()
+    response = render(schemas.GAME_CREATED, created, 201)
     response.headers["Location"] = f"/v1/games/{created['id']}"
     return response
 
 
 @v1.get("/games")
 def list_games() -> Response:
-    offset = _int_arg("offset", 0)
-    limit = _int_arg("limit", 50, low=1, high=500)
-    return _render(schemas.GAME_LIST, _floe().queries.list_games(offset=offset, limit=limit))
+    offset = int_arg("offset", 0)
+    limit = int_arg("limit", 50, low=1, high=500)
+    return render(schemas.GAME_LIST, current_floe().queries.list_games(offset=offset, limit=limit))
 
 
 @v1.get("/games/<game_id>")
 def get_game(game_id: str) -> Response:
-    viewer = _viewer()
-    return _render(schemas.GAME_VIEW, _floe().queries.view(_game(game_id), viewer))
+    viewer = current_viewer()
+    return render(schemas.GAME_VIEW, current_floe().queries.view(_game(game_id), viewer))
 
 
 @v1.get("/games/<game_id>/state")
 def get_state(game_id: str) -> Response:
-    viewer = _viewer()
+    viewer = current_viewer()
     meta = _game(game_id)
-    version = _int_arg("version", None, low=1)
-    return _render(schemas.GAME_VIEW, _floe().queries.view(meta, viewer, version))
+    version = int_arg("version", None, low=1)
+    return render(schemas.GAME_VIEW, current_floe().queries.view(meta, viewer, version))
 
 
 @v1.get("/games/<game_id>/board.svg")
 def board_svg(game_id: str) -> Response:
     """A picture of the board at ``?version=N`` (default: now), as the caller may see it."""
-    viewer = _viewer()
+    viewer = current_viewer()
     meta = _game(game_id)
     version = request.args.get("version")
-    at = None if version is None else _int_arg("version", None, low=1)
-    floe = _floe()
+    at = None if version is None else int_arg("version", None, low=1)
+    floe = current_floe()
     shown = floe.queries.view(meta, viewer, at)
     v = shown["version"]
     # the event that made this version, as this viewer may see it (a revealed seed: game over)
@@ -183,19 +114,19 @@ def board_svg(game_id: str) -> Response:
 
 @v1.get("/games/<game_id>/legal-actions")
 def get_legal_actions(game_id: str) -> Response:
-    viewer = _viewer()
+    viewer = current_viewer()
     viewer.require_token()  # 401 before 404
-    legal = _floe().queries.legal_actions(_game(game_id), viewer)
-    return _render(schemas.LEGAL_ACTIONS, legal)
+    legal = current_floe().queries.legal_actions(_game(game_id), viewer)
+    return render(schemas.LEGAL_ACTIONS, legal)
 
 
 @v1.post("/games/<game_id>/actions")
 def post_action(game_id: str) -> Response:
-    viewer = _viewer()
+    viewer = current_viewer()
     viewer.require_token()  # 401, then 404, before the body is even read (400)
     meta = _game(game_id)
-    wait = _int_arg("wait", 0, high=MAX_WAIT_SECONDS)
-    body = _json_body()
+    wait = int_arg("wait", 0, high=MAX_WAIT_SECONDS)
+    body = json_body()
     try:
         data = schemas.load(schemas.POST_ACTION, body)
     except InvalidRequest:
@@ -210,12 +141,20 @@ def post_action(game_id: str) -> Response:
         command_id=data["command_id"],
         wait_seconds=wait,
     )
-    return _accepted(_floe().commands.play(meta, command))
+    with _waiting(wait):
+        return _accepted(current_floe().commands.play(meta, command))
+
+
+def _waiting(seconds: int) -> AbstractContextManager[None]:
+    """A long-request slot for a ``?wait=`` that may wait (429 ``too_many_streams``)."""
+    if seconds <= 0:
+        return nullcontext()
+    return current_floe().long_requests.holding(request.remote_addr, seconds)
 
 
 def _accepted(accepted: Accepted) -> Response:
     status = 202 if accepted.awaiting_random else 201
-    return _render(schemas.ACTION_ACCEPTED, accepted.to_json(), status)
+    return render(schemas.ACTION_ACCEPTED, accepted.to_json(), status)
 
 
 def _earlier_answer(meta: GameMeta, viewer: Viewer, body: Any) -> Accepted | None:
@@ -224,27 +163,27 @@ def _earlier_answer(meta: GameMeta, viewer: Viewer, body: Any) -> Accepted | Non
     if not isinstance(command_id, str):
         return None
     fingerprint = request_fingerprint(body.get("action"), body.get("expected_version"))
-    return _floe().commands.earlier_answer(
+    return current_floe().commands.earlier_answer(
         meta, viewer.seat_in(meta.game_id), command_id, fingerprint
     )
 
 
 @v1.get("/games/<game_id>/events")
 def get_events(game_id: str) -> Response:
-    viewer = _viewer()
+    viewer = current_viewer()
     meta = _game(game_id)
-    after = _int_arg("after", 0)
-    limit = _int_arg("limit", 1000, low=1, high=MAX_EVENTS_PAGE)
-    return _render(
-        schemas.EVENTS_PAGE, _floe().queries.events(meta, viewer, after=after, limit=limit)
+    after = int_arg("after", 0)
+    limit = int_arg("limit", 1000, low=1, high=MAX_EVENTS_PAGE)
+    return render(
+        schemas.EVENTS_PAGE, current_floe().queries.events(meta, viewer, after=after, limit=limit)
     )
 
 
 @v1.get("/games/<game_id>/events/stream")
 def stream_events(game_id: str) -> Response:
     """Server-Sent Events, resumable: ``Last-Event-ID`` (or ``?after=N``) is a version."""
-    viewer = _viewer()
-    floe = _floe()
+    viewer = current_viewer()
+    floe = current_floe()
     meta = _game(game_id)
     viewer.reader_seat(game_id)
     last_id = request.headers.get("Last-Event-ID", "").strip()
@@ -253,12 +192,13 @@ def stream_events(game_id: str) -> Response:
             raise bad_request("invalid_query", f"Last-Event-ID must be an integer 0..{MAX_VERSION}")
         after = int(last_id)
     else:
-        after = _int_arg("after", 0)
+        after = int_arg("after", 0)
     settings = floe.settings
     latest = floe.repository.latest(meta)
     if latest.over and after >= latest.version:  # nothing more will ever come
         return Response("retry: 2000\n\n", mimetype="text/event-stream")
-    return Response(
+    hold = floe.long_requests.acquire(request.remote_addr, settings.sse_max_seconds)
+    response = Response(
         _sse(
             floe,
             meta,
@@ -270,6 +210,9 @@ def stream_events(game_id: str) -> Response:
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+    if hold is not None:
+        response.call_on_close(hold.release)  # also when the stream never started
+    return response
 
 
 def _sse(
@@ -304,8 +247,8 @@ def _sse(
 
 @v1.get("/games/<game_id>/export")
 def export_game(game_id: str) -> Response:
-    viewer = _viewer()
-    events = _floe().queries.export(_game(game_id), viewer)
+    viewer = current_viewer()
+    events = current_floe().queries.export(_game(game_id), viewer)
     body = "".join(canonical_json(e.to_json()) + "\n" for e in events)
     response = Response(body, mimetype="application/x-ndjson")
     response.headers["Content-Disposition"] = f'attachment; filename="{game_id}.jsonl"'
@@ -314,8 +257,10 @@ def export_game(game_id: str) -> Response:
 
 @v1.get("/health")
 def health() -> Response:
+    floe = current_floe()
     try:
-        _floe().redis.ping()
+        floe.redis.ping()
+        bot_failures = floe.repository.store.bot_failures()
     except Exception as error:
         return store_unavailable(f"redis does not answer: {type(error).__name__}")
-    return _render(schemas.HEALTH, {"status": "ok", "redis": "ok"})
+    return render(schemas.HEALTH, {"status": "ok", "redis": "ok", "bot_failures": bot_failures})

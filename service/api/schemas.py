@@ -124,6 +124,8 @@ class GameViewSchema(Schema):
     viewer = fields.Integer(allow_none=True)
     seed_commitment = fields.String(required=True)
     seed = fields.String(allow_none=True)
+    #: The bot move that failed at this version (``BotFailure`` in openapi.yaml), or null.
+    bot_failure = fields.Dict(allow_none=True)
 
 
 class EventSchema(Schema):
@@ -171,6 +173,8 @@ class GameListSchema(Schema):
 class HealthSchema(Schema):
     status = fields.String(required=True)
     redis = fields.String(required=True)
+    #: Bot moves that failed (out of time, or a bug), across all games, ever.
+    bot_failures = fields.Integer(required=True)
 
 
 # One instance of each: building a schema copies its fields, which costs more than using it.

@@ -34,6 +34,7 @@ __all__ = [
     "EPHEMERAL_CONFIG",
     "RedisServer",
     "RedisServerError",
+    "durable_config",
     "find_redis_server",
     "free_tcp_port",
     "make_private_dir",
@@ -41,11 +42,24 @@ __all__ = [
 ]
 
 #: Every acknowledged write is fsynced to the append-only file before the reply, so data
-#: survives a SIGKILL of the server; RDB snapshots are off so the AOF is the only copy.
-DURABLE_CONFIG: Mapping[str, str] = {"appendonly": "yes", "appendfsync": "always", "save": ""}
+#: survives a SIGKILL of the server; RDB snapshots are off so the AOF is the only copy. At a
+#: ``maxmemory`` (``durable_config``) Redis refuses writes rather than evict: evicting would
+#: delete events.
+DURABLE_CONFIG: Mapping[str, str] = {
+    "appendonly": "yes",
+    "appendfsync": "always",
+    "save": "",
+    "maxmemory-policy": "noeviction",
+}
 
 #: Nothing is written to disk: for tests that only need a fast, empty server.
 EPHEMERAL_CONFIG: Mapping[str, str] = {"appendonly": "no", "save": ""}
+
+
+def durable_config(maxmemory: str | None = None) -> dict[str, str]:
+    """``DURABLE_CONFIG``, with ``maxmemory`` (``2gb``, ``512mb``) when one is given."""
+    return {**DURABLE_CONFIG, **({"maxmemory": maxmemory} if maxmemory else {})}
+
 
 # sun_path is 108 bytes on Linux (104 on macOS), including the trailing NUL.
 _MAX_UNIX_SOCKET_PATH = 103

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.metadata
+import math
 import os
 import re
 import signal
@@ -25,9 +26,9 @@ from types import FrameType
 from typing import TextIO
 
 from service.run.redis_server import (
-    DURABLE_CONFIG,
     RedisServer,
     RedisServerError,
+    durable_config,
     find_redis_server,
     make_private_dir,
     parent_death_signal,
@@ -110,9 +111,9 @@ def parse_settings(argv: list[str], env: Mapping[str, str]) -> Settings:
     )
 
 
-def worker_command(python: str) -> list[str]:
-    """argv of the RQ job worker."""
-    return [python, "-m", "service.cli", "worker"]
+def worker_command(python: str, *, draws_only: bool = False) -> list[str]:
+    """argv of an RQ job worker (``draws_only``: one that never takes a bot's move)."""
+    return [python, "-m", "service.cli", "worker", *(["--draws-only"] if draws_only else [])]
 
 
 def gunicorn_has_control_socket() -> bool:
@@ -130,7 +131,11 @@ def gunicorn_has_control_socket() -> bool:
 
 
 def api_command(settings: Settings, *, control_socket_flag: bool | None = None) -> list[str]:
-    """argv of gunicorn serving the Flask app factory with threaded workers.
+    """argv of gunicorn serving the Flask app on gevent workers (``service/run/web.py``).
+
+    Gevent, so that an idle live stream or ``?wait=`` costs a greenlet and a socket, not
+    one of a few request threads. ``--keep-alive`` is also gevent's deadline for a request's
+    headers (gunicorn reads each request's headers under it); ``web.py`` adds the body's.
 
     ``control_socket_flag``: pass ``--no-control-socket`` (None: if gunicorn knows it).
     """
@@ -140,17 +145,20 @@ def api_command(settings: Settings, *, control_socket_flag: bool | None = None) 
     return [
         settings.python, "-m", "gunicorn",
         "--bind", f"{settings.host}:{settings.port}",
-        "--worker-class", "gthread",
+        "--worker-class", "gevent",
         "--workers", str(settings.web_workers),
-        "--threads", str(settings.web_threads),
+        "--worker-connections", str(settings.web_connections),
+        "--keep-alive", str(max(1, math.ceil(settings.header_timeout_seconds))),
         "--graceful-timeout", str(max(1, int(settings.stop_timeout) - 1)),
         "--access-logfile", "-",
         *extra,
-        "service.api.app:create_app()",
+        "service.run.web:create_web_app()",
     ]  # fmt: skip
 
 
-def start_embedded_redis(data_dir: Path, *, executable: str | None = None) -> RedisServer:
+def start_embedded_redis(
+    data_dir: Path, *, executable: str | None = None, maxmemory: str | None = None
+) -> RedisServer:
     """Start the durable local Redis in ``<data_dir>/redis``, reachable only by unix socket.
 
     ``port 0`` means no TCP listener, so it can never clash with (or be mistaken for)
@@ -159,6 +167,8 @@ def start_embedded_redis(data_dir: Path, *, executable: str | None = None) -> Re
     holds every running game's seed and hidden layout. ``data_dir`` is made 0700 too when it
     is floe's own (new, empty, or holding only ``redis``); a directory that holds other things
     (``--data-dir /tmp``) keeps its mode, the private ``redis`` inside it is enough.
+    ``maxmemory`` (``FLOE_REDIS_MAXMEMORY``, e.g. ``2gb``) caps its memory: at the cap it
+    refuses writes (``noeviction``) and the API answers 503 ``store_full``.
     """
     data_dir = data_dir.resolve()
     if not data_dir.exists() or set(os.listdir(data_dir)) <= {"redis"}:
@@ -167,7 +177,7 @@ def start_embedded_redis(data_dir: Path, *, executable: str | None = None) -> Re
     server = RedisServer(
         redis_dir,
         unix_socket=redis_dir / "redis.sock",
-        config=DURABLE_CONFIG,
+        config=durable_config(maxmemory),
         executable=executable,
     )
     return server.start()
@@ -285,7 +295,7 @@ def run(
     try:
         if settings.redis_url is None:
             try:
-                redis = start_embedded_redis(settings.data_dir)
+                redis = start_embedded_redis(settings.data_dir, maxmemory=settings.redis_maxmemory)
             except (RedisServerError, ValueError) as exc:
                 say(f"error: could not start Redis: {exc}")
                 return 1
@@ -296,10 +306,14 @@ def run(
             say(f"redis   {redis_url}  (external, from REDIS_URL)")
         child_env = {**env, "REDIS_URL": redis_url}
 
-        for _ in range(settings.job_workers):
-            worker = start_child("worker", redis_url, worker_command(settings.python), child_env)
+        for number in range(settings.job_workers):
+            # With two or more, the first works only draws: dice never wait behind bots.
+            draws_only = number == 0 and settings.job_workers > 1
+            argv = worker_command(settings.python, draws_only=draws_only)
+            worker = start_child("worker", redis_url, argv, child_env)
             children.append(worker)
-            say(f"worker  {redis_url}  (pid {worker.process.pid})")
+            kind = "draws only" if draws_only else "draws, then bots"
+            say(f"worker  {redis_url}  (pid {worker.process.pid}, {kind})")
         api_address = f"http://{settings.host}:{settings.port}"
         api = start_child("api", api_address, api_command(settings), child_env)
         children.append(api)

@@ -533,7 +533,8 @@ def test_list_and_health(client: FlaskClient, new_game: NewGame) -> None:
     assert {g["id"] for g in listing["games"]} <= {g.id for g in games}
     assert listing["games"][0]["status"] == "active"
     assert client.get("/v1/games?offset=2").get_json()["games"][0]["id"] in {g.id for g in games}
-    assert client.get("/v1/health").get_json() == {"status": "ok", "redis": "ok"}
+    health = {"status": "ok", "redis": "ok", "bot_failures": 0}
+    assert client.get("/v1/health").get_json() == health
 
 
 def test_a_dead_store_is_503_with_retry_after_not_500() -> None:

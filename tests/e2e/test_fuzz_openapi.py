@@ -88,7 +88,8 @@ def fuzz_app(redis_url: str) -> Flask:
 
 def test_every_documented_operation_is_fuzzed() -> None:
     labels = {f"{op.method.upper()} {op.path}" for op in OPERATIONS}
-    assert len(labels) == 11 and "POST /v1/games/{game_id}/actions" in labels
+    assert len(labels) == 17 and "POST /v1/games/{game_id}/actions" in labels
+    assert "POST /v1/tables/{table_id}/join" in labels
     assert sum(mode is GenerationMode.NEGATIVE for mode, _ in CASES) >= 6
 
 
@@ -105,9 +106,16 @@ def test_fuzzed_requests_answer_as_documented(
         "/v1/games", json={"game": "arktia", "players": [{"name": "a"}, {"name": "b"}]}
     ).get_json()
     seat_tokens = [seat["token"] for seat in created["seats"]]
+    table = client.post(
+        "/v1/tables", json={"game": "arktia", "seats": [{"name": "a"}, {"open": True}]}
+    ).get_json()
     fixed: dict[str, Any] = {}
-    if any(True for _ in operation.path_parameters):
-        fixed["path_parameters"] = {"game_id": created["id"]}
+    names = {p.name for p in operation.path_parameters}
+    if names:
+        known = {"game_id": created["id"], "table_id": table["id"]}
+        fixed["path_parameters"] = {name: known[name] for name in names}
+    if "table_id" in names:
+        seat_tokens.append(table["host_token"])
     query = {"wait": 0} if any(p.name == "wait" for p in operation.query) else None
     strategies = [operation.as_strategy(mode, query=query)]
     strategies.append(operation.as_strategy(mode, query=query, **fixed))

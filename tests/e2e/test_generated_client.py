@@ -29,8 +29,7 @@ import os
 import random
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +39,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.hostile import wait_until
 from replay.verify import verify
 from service.run.redis_server import free_tcp_port
 from service.run.supervisor import api_command
@@ -169,19 +169,11 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Generated]:
 # ----- the served API ----------------------------------------------------------------------
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout}s waiting for {what}")
-        time.sleep(0.01)
-
-
 @pytest.fixture
 def base_url(redis_url: str, tmp_path: Path, generated: Generated) -> Iterator[str]:
     """The API served as ``floe run`` serves it (gunicorn, threaded), on a free port."""
     port = free_tcp_port()
-    argv = api_command(Settings(port=port, host="127.0.0.1", web_workers=1, web_threads=4))
+    argv = api_command(Settings(port=port, host="127.0.0.1", web_workers=1))
     env = {**os.environ, "REDIS_URL": redis_url, "FLOE_ORGANIZER_TOKEN": ORGANIZER}
     log = tmp_path / "gunicorn.log"
     with log.open("wb") as sink:

@@ -50,7 +50,7 @@ from tests.conftest import StartWorker
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 #: Served beside the API (service/api/docs.py), outside ``/v1`` and outside the spec's paths.
-DOC_ROUTES = frozenset({"/", "/openapi.yaml", "/openapi.json", "/docs", "/docs/assets/{name}"})
+DOC_ROUTES = frozenset({"/openapi.yaml", "/openapi.json", "/docs", "/docs/assets/{name}"})
 BASE_URI = "https://floe.invalid/openapi.yaml"
 ORGANIZER = "organizer-token-for-the-openapi-tests"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
@@ -413,10 +413,12 @@ def test_every_route_of_the_app_is_documented_and_nothing_else(
     for rule in app.url_map.iter_rules():
         if rule.endpoint == "static" or rule.rule.startswith("/bench/"):
             continue
+        if rule.endpoint.startswith("pages."):
+            continue  # the web pages (service/api/pages.py), not API routes
         methods = {m.lower() for m in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
         found = docs if rule.endpoint.startswith("docs.") else routes
         found |= {(method, flask_template(rule.rule)) for method in methods}
-    assert len(routes) == 11
+    assert len(routes) == 17  # the game routes (11), the tables' (5) and /v1/replays
     # the documentation routes (docs/api.md) are the API's manual, not the API
     assert docs == {("get", path) for path in DOC_ROUTES}
     documented = documented_operations(spec)
@@ -600,8 +602,8 @@ def test_the_docs_are_served_by_floe_itself() -> None:
     # Swagger UI renders OpenAPI 3.1 from version 5 on; flask-swagger-ui follows its versions
     assert int(importlib.metadata.version("flask-swagger-ui").split(".")[0]) >= 5
 
-    root = client.get("/")
-    assert root.status_code == 302 and root.headers["Location"] == "/docs"
+    root = client.get("/")  # the lobby (service/api/pages.py), a static page
+    assert root.status_code == 200 and root.mimetype == "text/html"
     assert client.get("/v1/games").status_code == 503, "the API itself does need the store"
 
 
@@ -1562,6 +1564,8 @@ def test_every_documented_status_is_given_and_fits(
     assert len(api.get(f"{done}/export", token=other_token, expect=200).body) == 4
 
     check_iceberg_refusals_and_the_202(api, start_worker, redis_client)
+    check_tables(api, t0)
+    check_replays(api, done)
 
     api.get("/v1/health", expect=200)
 
@@ -1697,6 +1701,68 @@ def check_iceberg_refusals_and_the_202(
     refuse(t0, {"type": "play", "to": {"square": [3, 3]}}, 6, 409, "version_conflict")
 
 
+def check_tables(api: CheckedClient, seat_token: str) -> None:
+    """Every documented status of the tables' routes, in the order of their checks."""
+    body = {"game": "arktia", "seats": [{"name": "Ada"}, {"open": True}]}
+    plain = {"Content-Type": "text/plain"}
+    # POST /v1/tables
+    api.post("/v1/tables", token="nope", json_body=body, expect=401, code="unknown_token")
+    api.post("/v1/tables", data="x" * 70_000, expect=413, code="body_too_large")
+    api.post("/v1/tables", data="{}", headers=plain, expect=415, code="unsupported_media_type")
+    api.post("/v1/tables", data="{", expect=400, code="malformed_json")
+    api.post("/v1/tables", json_body={**body, "seats": []}, expect=400, code="invalid_body")
+    solo = {**body, "seats": [{"open": True}]}
+    api.post("/v1/tables", json_body=solo, expect=400, code="player_count")
+    opened = api.post("/v1/tables", json_body=body, expect=201).body
+    table = f"/v1/tables/{opened['id']}"
+    # GET /v1/tables, GET /v1/tables/{table_id}
+    api.get("/v1/tables?status=gone", expect=400, code="invalid_query")
+    assert opened["id"] in [t["id"] for t in api.get("/v1/tables", expect=200).body["tables"]]
+    api.get(table, token="nope", expect=401, code="unknown_token")
+    api.get("/v1/tables/0123456789abcdef", expect=404, code="table_not_found")
+    assert api.get(table, expect=200).body["status"] == "open"
+    # POST /v1/tables/{table_id}/join
+    join = f"{table}/join"
+    api.post(join, token="nope", json_body={"name": "Bo"}, expect=401, code="unknown_token")
+    api.post("/v1/tables/nope/join", json_body={"name": "Bo"}, expect=404, code="table_not_found")
+    api.post(join, data="x" * 70_000, expect=413, code="body_too_large")
+    api.post(join, data="{}", headers=plain, expect=415, code="unsupported_media_type")
+    api.post(join, json_body={"name": ""}, expect=400, code="invalid_body")
+    assert api.post(join, json_body={"name": "Bo"}, expect=201).body["table"]["game_id"]
+    api.post(join, json_body={"name": "Cy"}, expect=409, code="table_not_open")
+    # DELETE /v1/tables/{table_id}
+    other = api.post("/v1/tables", json_body=body, expect=201).body
+    mine = f"/v1/tables/{other['id']}"
+    api.call("DELETE", "/v1/tables/nope", token="x", expect=404, code="table_not_found")
+    api.call("DELETE", mine, expect=401, code="missing_token")
+    api.call("DELETE", mine, token=seat_token, expect=403, code="not_the_host")
+    api.call("DELETE", mine, token=other["host_token"], expect=200)
+    api.call("DELETE", mine, token=other["host_token"], expect=409, code="table_not_open")
+    full = api.post("/v1/tables", json_body={**body, "seats": [{"open": True}] * 2}, expect=201)
+    full_join = f"/v1/tables/{full.body['id']}/join"
+    api.post(full_join, json_body={"name": "Di"}, expect=201)
+    api.post(full_join, json_body={"name": "Ed"}, expect=201)
+    api.post(full_join, json_body={"name": "Flo"}, expect=409, code="table_not_open")
+
+
+def check_replays(api: CheckedClient, finished: str) -> None:
+    """``POST /v1/replays``: an export's verdict and its steps, then each refusal."""
+    export = api.client.get(f"{finished}/export").get_data()
+    ndjson = {"Content-Type": "application/x-ndjson"}
+    judged = api.post("/v1/replays?count=2", data=export, headers=ndjson, expect=200).body
+    assert judged["verdict"]["status"] == "ok" and judged["last"] == len(export.splitlines())
+    assert [b["version"] for b in judged["boards"]] == [1, 2]
+    cut = b"".join(export.splitlines(keepends=True)[:2])
+    assert api.post("/v1/replays", data=cut, expect=200).body["verdict"]["status"] == "incomplete"
+    assert api.post("/v1/replays", data=b"{", expect=200).body["verdict"]["status"] == "failed"
+    api.post("/v1/replays?count=101", data=export, expect=400, code="invalid_query")
+    api.post("/v1/replays?from=0", data=export, expect=400, code="invalid_query")
+    plain = {"Content-Type": "text/plain"}
+    api.post("/v1/replays", data=export, headers=plain, expect=415, code="unsupported_media_type")
+    huge = b"x" * (2 * 1024 * 1024 + 1)
+    api.post("/v1/replays", data=huge, headers=ndjson, expect=413, code="body_too_large")
+
+
 def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
     dead = create_app(Settings(redis_url=f"redis://127.0.0.1:{free_tcp_port()}/0"))
     api = CheckedClient(dead, spec)
@@ -1716,6 +1782,12 @@ def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
         ("GET", f"{base}/events/stream", {}),
         ("GET", f"{base}/export", {}),
         ("GET", "/v1/health", {}),
+        ("POST", "/v1/replays", {"data": "", "headers": {"Content-Type": "application/x-ndjson"}}),
+        ("POST", "/v1/tables", {"json_body": {"game": "arktia", "seats": [{"open": True}] * 2}}),
+        ("GET", "/v1/tables", {}),
+        ("GET", "/v1/tables/0123456789abcdef", {}),
+        ("POST", "/v1/tables/0123456789abcdef/join", {"json_body": {"name": "Bo"}}),
+        ("DELETE", "/v1/tables/0123456789abcdef", {"token": "x"}),
     ]
     for method, path, kwargs in calls:
         answer = api.call(method, path, expect=503, code="store_unavailable", **kwargs)

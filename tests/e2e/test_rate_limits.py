@@ -9,8 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -22,25 +21,13 @@ from freezegun import freeze_time
 from service.api.app import create_app
 from service.run.redis_server import free_tcp_port
 from service.settings import Settings
+from tests.clocks import ManualClock
 from tests.e2e.conftest import ORGANIZER, bearer
 from tests.e2e.test_openapi import CheckedClient, OpenApi, documented_operations
 
 CREATE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
+TABLE = {"game": "arktia", "seats": [{"name": "Ada"}, {"open": True}]}
 #: 12:00:10 UTC: 10 s into a 60 s window (windows are aligned on the epoch).
-START = datetime(2026, 11, 22, 12, 0, 10, tzinfo=UTC)
-
-
-@dataclass
-class Clock:
-    """A service clock the test moves by hand."""
-
-    now: datetime = START
-
-    def __call__(self) -> str:
-        return self.now.isoformat().replace("+00:00", "Z")
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 MakeApp = Callable[..., Flask]
@@ -48,9 +35,9 @@ MakeApp = Callable[..., Flask]
 
 @pytest.fixture
 def make_app(redis_url: str) -> MakeApp:
-    def make(clock: Clock | None = None, **limits: Any) -> Flask:
+    def make(clock: ManualClock | None = None, **limits: Any) -> Flask:
         settings = Settings(redis_url=redis_url, organizer_token=ORGANIZER, **limits)
-        return create_app(settings, clock=clock or Clock())
+        return create_app(settings, clock=clock or ManualClock())
 
     return make
 
@@ -74,7 +61,7 @@ def assert_429(response: Any) -> int:
 def test_over_the_per_token_limit_is_429_while_another_token_still_works(
     make_app: MakeApp,
 ) -> None:
-    clock = Clock()
+    clock = ManualClock()
     setup = make_app(clock, rate_limit_per_token=0, rate_limit_per_address=0).test_client()
     game_id, (t0, t1) = new_game(setup)
     client = make_app(clock, rate_limit_per_token=3, rate_limit_per_address=0).test_client()
@@ -91,7 +78,7 @@ def test_over_the_per_token_limit_is_429_while_another_token_still_works(
 def test_a_refused_action_writes_nothing_and_the_retry_is_answered_later(
     make_app: MakeApp,
 ) -> None:
-    clock = Clock()
+    clock = ManualClock()
     setup = make_app(clock, rate_limit_per_token=0, rate_limit_per_address=0).test_client()
     game_id, (t0, _) = new_game(setup)
     client = make_app(clock, rate_limit_per_token=2, rate_limit_per_address=0).test_client()
@@ -143,7 +130,7 @@ def test_both_limits_apply_and_the_tighter_one_wins(make_app: MakeApp) -> None:
 
 
 def test_the_window_resets(make_app: MakeApp) -> None:
-    clock = Clock()
+    clock = ManualClock()
     client = make_app(clock, rate_limit_per_token=0, rate_limit_per_address=2).test_client()
     assert client.get("/v1/games").status_code == 200
     assert client.get("/v1/games").status_code == 200
@@ -229,6 +216,7 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
     spec = OpenApi.load()
     setup = make_app(rate_limit_per_token=0, rate_limit_per_address=0).test_client()
     game_id, (t0, _) = new_game(setup)
+    table = setup.post("/v1/tables", json=TABLE).get_json()
     tight = make_app(rate_limit_per_token=0, rate_limit_per_address=1)
     api = CheckedClient(tight, spec)
     api.get("/v1/health", expect=200)  # the address's whole budget
@@ -246,9 +234,16 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
         ("GET", f"{base}/events/stream", {}),
         ("GET", f"{base}/export", {"token": ORGANIZER}),
         ("GET", "/v1/health", {}),
+        ("POST", "/v1/replays", {"data": "", "headers": {"Content-Type": "application/x-ndjson"}}),
+        ("POST", "/v1/tables", {"json_body": TABLE}),
+        ("GET", "/v1/tables", {}),
+        ("GET", f"/v1/tables/{table['id']}", {}),
+        ("POST", f"/v1/tables/{table['id']}/join", {"json_body": {"name": "Bo"}}),
+        ("DELETE", f"/v1/tables/{table['id']}", {"token": table["host_token"]}),
     ]
     for method, path, kwargs in calls:
         answer = api.call(method, path, expect=429, code="rate_limited", **kwargs)
         assert answer.headers["Retry-After"].isdigit()
     assert {(m, p) for m, p, status in api.seen if status == 429} == documented_operations(spec)
     assert setup.get(base).get_json()["version"] == 1
+    assert setup.get(f"/v1/tables/{table['id']}").get_json()["status"] == "open"

@@ -1,7 +1,7 @@
 """Fault-injection helpers: the API served for real, clients with their own connections,
 waiting on conditions (never on a clock), and the invariants every log must keep.
 
-The API runs as ``floe run`` runs it: gunicorn, threaded workers, ``service.api.app:create_app()``
+The API runs as ``floe run`` runs it: gunicorn, gevent workers, ``service.api.app:create_app()``
 configured from the environment, so requests are truly concurrent.
 """
 
@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 import pytest
 import redis
 
+from bench.hostile import wait_until as wait_until  # re-exported: the one poll helper
 from domain.engine import play
 from domain.engine.log import StoredEvent
 from domain.engine.types import SYSTEM, GameState
@@ -33,16 +33,6 @@ from service.settings import Settings as RunSettings
 from service.store import RedisEventStore, events_key
 
 ORGANIZER = "faults-organizer-token"
-POLL_SECONDS = 0.01
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    """Poll ``predicate`` until it holds; fail naming ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout}s waiting for {what}")
-        time.sleep(POLL_SECONDS)
 
 
 # ----- HTTP -------------------------------------------------------------------------------
@@ -125,12 +115,12 @@ ServeApi = Callable[..., ServedApi]
 
 @pytest.fixture
 def serve_api(tmp_path: Path) -> Iterator[ServeApi]:
-    """Start gunicorn (``workers`` x ``threads``) on ``redis_url``; stopped after the test."""
+    """Start gunicorn (``workers`` gevent processes) on ``redis_url``; stopped after the test."""
     started: list[subprocess.Popen[bytes]] = []
 
-    def serve(redis_url: str, *, workers: int = 2, threads: int = 8) -> ServedApi:
+    def serve(redis_url: str, *, workers: int = 2) -> ServedApi:
         port = free_tcp_port()
-        argv = api_command(RunSettings(port=port, web_workers=workers, web_threads=threads))
+        argv = api_command(RunSettings(port=port, web_workers=workers))
         env = {**os.environ, "REDIS_URL": redis_url, "FLOE_ORGANIZER_TOKEN": ORGANIZER}
         with (tmp_path / f"gunicorn-{port}.log").open("wb") as log:
             process = subprocess.Popen(

@@ -14,6 +14,7 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from rq import Worker
 
 from service.api.app import create_app
 from service.bootstrap import Floe, build
@@ -140,3 +141,24 @@ def test_of_two_sweepers_only_one_sweeps_each_round(
     for _ in range(4):
         rounds = [first.sweep(), second.sweep()]
         assert sum(result is not None for result in rounds) == 1, rounds
+
+
+def test_a_draws_only_worker_deals_while_every_other_worker_thinks_for_a_bot(
+    client: FlaskClient, start_worker: StartWorker, redis_client: redis.Redis
+) -> None:
+    """``floe run``'s first worker works only draws: however long bots think, dice come."""
+    held = _bot_game(client)
+    start_worker(pause="bot_decided")  # takes the bot job and keeps it, as a long think would
+    announced = redis_client.blpop([f"floe:fault:{{{held}}}:started"], timeout=30)
+    assert announced is not None, "the general worker took the bot job"
+    start_worker(worker_args=("--draws-only",))
+    waiting_bots = [_bot_game(client) for _ in range(4)]
+    iceberg = _people_iceberg(client)
+    wait_until(lambda: _status(client, iceberg) == "active", 30, "the deal")
+    # The draws-only worker listens to the draws queue alone, and left every bot move alone.
+    listening = sorted(tuple(w.queue_names()) for w in Worker.all(connection=redis_client))
+    assert (QUEUE_NAMES["draw"],) in listening
+    queued = _queued(redis_client)
+    for game_id in waiting_bots:
+        assert job_id("bot", game_id, 1) in queued
+        assert len(stored_log(redis_client, game_id)) == 1

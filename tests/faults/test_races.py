@@ -59,7 +59,7 @@ def test_sixteen_writers_on_one_version_one_wins_the_rest_get_409(
 ) -> None:
     # One process with a thread per writer, so every racer shares the winner's state cache
     # (the cross-process race is the many-games test below).
-    api = serve_api(redis_url, workers=1, threads=WRITERS)
+    api = serve_api(redis_url, workers=1)
     http = api.http()
     game = create_game(http, options={"turn_limit": 10_000})
     rng = random.Random(7)
@@ -142,7 +142,7 @@ def test_sixteen_writers_on_one_version_one_wins_the_rest_get_409(
 def test_twenty_games_with_three_writers_each_keep_their_invariants(
     serve_api: ServeApi, redis_url: str, redis_client: redis.Redis
 ) -> None:
-    api = serve_api(redis_url, workers=2, threads=8)
+    api = serve_api(redis_url, workers=2)
     http = api.http()
     games = [create_game(http) for _ in range(GAMES_UNDER_LOAD)]
     statuses: Counter[int] = Counter()

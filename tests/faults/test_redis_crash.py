@@ -140,7 +140,7 @@ def test_redis_killed_under_load_loses_no_acknowledged_event(
     with durable_redis.client() as client:  # as ``floe run`` configures it
         assert client.config_get("appendfsync") == {"appendfsync": "always"}
         assert client.config_get("port") == {"port": "0"}  # unix socket only
-    api = serve_api(durable_redis.url, workers=2, threads=8)
+    api = serve_api(durable_redis.url, workers=2)
     http = api.http()
     serving = _children(api.process.pid)
     assert len(serving) == 2, "two gunicorn workers"

@@ -1,38 +1,59 @@
-"""A bot whose policy fails still moves: the game never stalls on a bot's bug."""
+"""A bot that fails never has another move played for it: it fails loudly instead.
+
+Its policy raising (a bug), answering an action the rules refuse, running out of its time
+budget or being stopped by RQ's job timeout: each time nothing is appended, no random move is
+played, the failure is logged at ERROR, counted, and shown in the game's view, the sweeper
+leaves the game alone, and a retry (what every worker does when it starts) resumes it.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 import redis
+from rq.job import Job
+from rq.serializers import JSONSerializer
+from rq.timeouts import JobTimeoutException
 
-from domain.ai import POLICIES
+from domain.ai import POLICIES, UNBOUNDED, Budget
+from domain.ai.policy import Policy
 from domain.engine import play
 from domain.engine.game import Game
 from domain.engine.rng import DrawStream
 from domain.engine.rules import Action
 from domain.engine.types import GameState
 from service.access import Viewer
-from service.bootstrap import build
+from service.automation import Automation
+from service.bootstrap import Floe, build
 from service.commands import CreateGame, NewPlayer
 from service.follow_ups import JobKind
+from service.jobs import RqJobQueue, job_id
 from service.settings import Settings
 from service.store import RedisEventStore
 
 
 class BrokenPolicy:
-    """Crashes, or answers an action the rules refuse."""
+    """Crashes, answers an action the rules refuse, or is stopped by RQ's job timeout."""
 
     def __init__(self, how: str) -> None:
         self.name = f"broken-{how}"
         self.how = how
 
     def choose(
-        self, game: Game[Any], state: GameState[Any], seat: int, stream: DrawStream
+        self,
+        game: Game[Any],
+        state: GameState[Any],
+        seat: int,
+        stream: DrawStream,
+        budget: Budget = UNBOUNDED,
     ) -> Action:
         if self.how == "crash":
             raise RuntimeError("a bug in the bot")
+        if self.how == "rq-timeout":
+            raise JobTimeoutException("Task exceeded maximum timeout value (120 seconds)")
         return game.rules.parse_action({"type": "retire"})  # not legal in Arktia's opening
 
 
@@ -46,27 +67,161 @@ class RecordingQueue:
         self.jobs.append((kind, game_id, version))
 
 
-@pytest.mark.parametrize("how", ["crash", "illegal"])
-def test_a_failing_bot_plays_a_random_legal_action_instead(
-    redis_client: redis.Redis, how: str, caplog: pytest.LogCaptureFixture
+class CountingClock:
+    """A fake monotonic clock: each read is one second later than the one before."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return float(self.reads)
+
+
+def floe_with(
+    redis_client: redis.Redis, queue: RecordingQueue, policies: Mapping[str, Policy]
+) -> Floe:
+    return build(Settings(), redis_client=redis_client, jobs=queue, policies=policies)
+
+
+def bot_game(floe: Floe, strength: str) -> str:
+    players = (NewPlayer("bot", strength), NewPlayer("ann"))
+    return floe.commands.create(CreateGame("arktia", players), Viewer()).id
+
+
+def failure_logs(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        record.getMessage()
+        for record in caplog.records
+        if record.name == "service.automation" and record.levelno == logging.ERROR
+    ]
+
+
+@pytest.mark.parametrize(
+    ("how", "reason", "message"),
+    [
+        ("crash", "error", "greedy failed (RuntimeError)"),
+        ("illegal", "error", "greedy failed (IllegalAction)"),
+        ("rq-timeout", "timeout", "greedy was stopped by the job timeout"),
+    ],
+)
+def test_a_failing_bot_fails_loudly_and_plays_nothing(
+    redis_client: redis.Redis,
+    how: str,
+    reason: str,
+    message: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     queue = RecordingQueue()
-    floe = build(
-        Settings(),
-        redis_client=redis_client,
-        jobs=queue,
-        policies={**POLICIES, "greedy": BrokenPolicy(how)},
-    )
-    players = (NewPlayer("bot", "greedy"), NewPlayer("ann"))
-    game_id = floe.commands.create(CreateGame("arktia", players), Viewer()).id
+    floe = floe_with(redis_client, queue, {**POLICIES, "greedy": BrokenPolicy(how)})
+    game_id = bot_game(floe, "greedy")
     assert queue.jobs == [("bot", game_id, 1)], "the bot's first move was enqueued"
     meta = floe.repository.meta(game_id)
-    before = floe.repository.latest(meta)
-    legal = play.legal_actions(meta.rules, before, 0)
-    assert floe.automation.play_bot(game_id, 1) is True
-    after = floe.repository.latest(meta)
-    assert after.version == 2
+    assert floe.queries.view(meta, Viewer())["bot_failure"] is None
+
+    assert floe.automation.play_bot(game_id, 1) is False
+    # nothing appended: no random move, no move at all
+    assert RedisEventStore(redis_client).read(game_id, after=1) == []
+    assert floe.repository.latest(meta).version == 1
+    # counted, and shown in the game's view (the organizer's and a spectator's alike)
+    assert floe.repository.store.bot_failures() == 1
+    for viewer in (Viewer(), Viewer(organizer=True)):
+        view = floe.queries.view(meta, viewer)
+        failure = view["bot_failure"]
+        assert failure == {**failure, "seat": 0, "version": 1, "strength": "greedy"}
+        assert (failure["reason"], failure["message"]) == (reason, message)
+        assert (view["version"], view["status"], view["to_act"]) == (1, "active", [0])
+    assert floe.queries.view(meta, Viewer(), 1)["bot_failure"] is not None, "v1 is the latest"
+    # logged at ERROR with the game, seat, version, strength and reason
+    [logged] = failure_logs(caplog)
+    for part in (game_id, "seat 0", "version 1", "strength greedy", f"reason {reason}"):
+        assert part in logged
+    # the sweeper leaves it alone; a retry (a worker starting) enqueues it again
+    assert [job for job in floe.automation.waiting_jobs() if job[1] == game_id] == []
+    assert list(floe.automation.failed_bot_moves()) == [(game_id, 1)]
+    assert floe.automation.retry_failed() == [(game_id, 1)]
+    assert queue.jobs[-1] == ("bot", game_id, 1)
+
+    # Failing again records it again (and counts it) ...
+    assert floe.automation.play_bot(game_id, 1) is False
+    assert floe.repository.store.bot_failures() == 2
+    # ... and a working bot, retried, moves as if nothing had happened.
+    fixed = floe_with(redis_client, RecordingQueue(), POLICIES)
+    assert fixed.automation.play_bot(game_id, 1) is True
     (stored,) = RedisEventStore(redis_client).read(game_id, after=1)
-    assert stored.actor == 0 and stored.command_id == "bot-1"
-    assert meta.rules.parse_action(stored.data["action"]) in legal
-    assert "plays random" in caplog.text
+    before = fixed.repository.state_at(meta, 1)
+    seed = fixed.repository.seed(game_id)
+    expected = POLICIES["greedy"].choose(
+        meta.bundle, before, 0, DrawStream(seed, game_id, 2, "bot-0")
+    )
+    assert (stored.actor, stored.command_id) == (0, "bot-1")
+    assert meta.rules.parse_action(stored.data["action"]) == expected
+    assert fixed.queries.view(meta, Viewer())["bot_failure"] is None
+    assert list(fixed.automation.failed_bot_moves()) == []
+    assert fixed.queries.view(meta, Viewer(), 1)["bot_failure"] is None, "an old version"
+
+
+def test_a_bot_out_of_time_fails_with_reason_timeout(
+    redis_client: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    queue = RecordingQueue()
+    floe = floe_with(redis_client, queue, POLICIES)
+    game_id = bot_game(floe, "mcts")
+    clock = CountingClock()  # read once to start, then once per iteration: 4 run, then 5 s
+    slow = Automation(floe.repository, queue, POLICIES, bot_move_seconds=5.0, monotonic=clock)
+    assert slow.play_bot(game_id, 1) is False
+    assert clock.reads == 6, "the budget stopped the search at once, not after 4,000 iterations"
+    assert RedisEventStore(redis_client).read(game_id, after=1) == []
+    meta = floe.repository.meta(game_id)
+    failure = floe.queries.view(meta, Viewer())["bot_failure"]
+    assert failure == {
+        **failure,
+        "seat": 0,
+        "version": 1,
+        "strength": "mcts",
+        "reason": "timeout",
+        "message": "mcts did not decide within 5 s",
+    }
+    [logged] = failure_logs(caplog)
+    assert f"game {game_id} seat 0 version 1 strength mcts reason timeout" in logged
+    assert floe.repository.store.bot_failures() == 1
+    assert [job for job in floe.automation.waiting_jobs() if job[1] == game_id] == []
+
+    # The same move within the bound (the default 60 s) is the unbounded search's move.
+    assert floe.automation.play_bot(game_id, 1) is True
+    (stored,) = RedisEventStore(redis_client).read(game_id, after=1)
+    state = floe.repository.state_at(meta, 1)
+    stream = DrawStream(floe.repository.seed(game_id), game_id, 2, "bot-0")
+    assert meta.rules.parse_action(stored.data["action"]) == POLICIES["mcts"].choose(
+        meta.bundle, state, 0, stream
+    )
+    assert floe.queries.view(meta, Viewer())["bot_failure"] is None
+
+
+def test_a_game_without_bots_never_asks_for_a_failure(redis_client: redis.Redis) -> None:
+    floe = floe_with(redis_client, RecordingQueue(), POLICIES)
+    players = (NewPlayer("ann"), NewPlayer("bo"))
+    game_id = floe.commands.create(CreateGame("arktia", players), Viewer()).id
+    meta = floe.repository.meta(game_id)
+    assert floe.queries.view(meta, Viewer())["bot_failure"] is None
+    assert play.status(meta.rules, floe.repository.latest(meta)) == "active"
+    assert floe.automation.retry_failed() == []
+
+
+def test_the_bound_is_a_setting_and_rqs_timeout_stays_well_above_it(
+    redis_client: redis.Redis,
+) -> None:
+    assert Settings.from_env({}).bot_move_seconds == 60.0
+    assert Settings.from_env({"FLOE_BOT_MOVE_SECONDS": "0.5"}).bot_move_seconds == 0.5
+    for bad in ("soon", "0", "-1"):
+        with pytest.raises(ValueError, match="FLOE_BOT_MOVE_SECONDS"):
+            Settings.from_env({"FLOE_BOT_MOVE_SECONDS": bad})
+    for game, (seconds, timeout) in enumerate(((60.0, 120), (0.001, 61), (600.5, 661))):
+        RqJobQueue(redis_client, bot_move_seconds=seconds).enqueue("bot", f"g{game}", 3)
+        job = Job.fetch(
+            job_id("bot", f"g{game}", 3), connection=redis_client, serializer=JSONSerializer
+        )
+        assert job.timeout == timeout
+    RqJobQueue(redis_client, bot_move_seconds=0.001).enqueue("draw", "g", 1)
+    draw = Job.fetch(job_id("draw", "g", 1), connection=redis_client, serializer=JSONSerializer)
+    assert draw.timeout == 180, "draws keep RQ's default"

@@ -204,9 +204,7 @@ def _marks(scene: Scene) -> list[str]:
                 "rect",
                 {
                     "class": "moved",
-                    "x": ox + x * size + 3,
-                    "y": oy + y * size + 3,
-                    "width": size - 6,
+                    **box,
                     "height": size - 6,
                     "rx": 4,
                     "fill": "none",

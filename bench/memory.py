@@ -1,0 +1,328 @@
+"""(f) Memory: what a game costs Redis, and what serving many large games costs a process.
+
+``.venv/bin/python -m bench.memory`` (or ``python -m bench --only f``) starts a private
+redis-server the way the tests do (``RedisServer`` with ``EPHEMERAL_CONFIG``, a free port on
+127.0.0.1, never 6379) and measures:
+
+(a) **Redis bytes per finished game**: seeded random games of each kind (Arktia on its
+    published board and on a 200-tile board, Iceberg, Ice Breakers) are played to the end
+    through the service's own command path, draws made as the worker makes them, then
+    ``MEMORY USAGE <key> SAMPLES 0`` is summed over the game's keys (``service/store.py``:
+    ``events_key``, ``meta_key``, ``seed_key``, ``commands_key``); the game's entry in the
+    ``floe:games`` index and the growth of ``used_memory`` are reported beside it. Job keys
+    (RQ's, transient) are not counted: the jobs go to a queue that only counts them.
+
+(b) **A process's RSS serving N large-board games**, once with the byte-bounded cache
+    (``--rss-budget``) and once with an unbounded one (the peer), each in a fresh child
+    process under the same load: N 4-seat games on a 200-tile board, each created and played
+    ``--moves`` random legal moves, then a second pass of ``--revisit`` moves in every game
+    (which refolds the evicted ones from Redis). RSS (``/proc/self/statm``) is read after a
+    warm-up game and after the load, after ``gc.collect()``. The caches' own estimate is
+    printed beside the growth, to show how honest it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from bench.arktia_board import hexagonish
+from bench.report import Report, Result
+from domain.engine import play
+from domain.games.arktia.setup import MAX_BOARD_TILES
+from service.access import Viewer
+from service.bootstrap import Floe, build
+from service.commands import CreateGame, NewPlayer, PlayAction
+from service.follow_ups import JobKind
+from service.repository import AWAITING_RANDOM
+from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
+from service.settings import Settings
+from service.store import GAMES_INDEX, commands_key, events_key, meta_key, seed_key
+
+MIB = 1024 * 1024
+#: What (a) plays: label, game, options, seats.
+KINDS: list[tuple[str, str, dict[str, Any], int]] = [
+    ("Arktia, 36-tile board, 2 seats", "arktia", {}, 2),
+    ("Arktia, 200-tile board, 4 seats", "arktia", {"board": "big"}, 4),
+    ("Iceberg, 2 seats", "iceberg", {}, 2),
+    ("Ice Breakers, 3 seats", "ice-breakers", {}, 3),
+]
+#: The unbounded peer's budget: more than any load here can fill.
+UNBOUNDED = 1 << 50
+
+
+class CountingQueue:
+    """A job queue that only counts: draws are made in this process, bots never run."""
+
+    def __init__(self) -> None:
+        self.jobs = 0
+
+    def enqueue(self, kind: JobKind, game_id: str, version: int) -> bool:
+        self.jobs += 1
+        return True
+
+
+def make_floe(client: redis.Redis, cache_bytes: int) -> Floe:
+    settings = Settings(cache_bytes=cache_bytes, bot_games_per_creator=0, live_games_per_creator=0)
+    return build(settings, redis_client=client, jobs=CountingQueue())
+
+
+def new_game(floe: Floe, game: str, options: dict[str, Any], seats: int) -> str:
+    if options.get("board") == "big":
+        options = {**options, "board": hexagonish(MAX_BOARD_TILES)}
+    players = tuple(NewPlayer(f"p{i}") for i in range(seats))
+    game_id = floe.commands.create(CreateGame(game, players, options), Viewer()).id
+    draws(floe, game_id)
+    return game_id
+
+
+def draws(floe: Floe, game_id: str) -> None:
+    """Make every draw the game awaits, as the worker would."""
+    meta = floe.repository.meta(game_id)
+    state = floe.repository.latest(meta)
+    while play.status(meta.rules, state) == AWAITING_RANDOM:
+        floe.automation.resolve_draw(game_id, state.version)
+        state = floe.repository.latest(meta)
+
+
+def play_moves(floe: Floe, game_id: str, moves: int | None, chooser: random.Random) -> int:
+    """Random legal moves (retiring rarely) until ``moves`` are made or the game is over;
+    each through ``GameCommands.play`` with a client's command id. Returns moves made."""
+    meta = floe.repository.meta(game_id)
+    made = 0
+    while moves is None or made < moves:
+        state = floe.repository.latest(meta)
+        seats = play.to_act(meta.rules, state)
+        if state.over or not seats:
+            break
+        seat = chooser.choice(seats)
+        actions = play.legal_actions(meta.rules, state, seat)
+        weights = [0.02 if a.type == "retire" else 1.0 for a in actions]
+        action = chooser.choices(actions, weights)[0].to_json()
+        floe.commands.play(meta, PlayAction(seat, action, state.version, f"c{state.version}"))
+        draws(floe, game_id)
+        made += 1
+    return made
+
+
+# ----- (a) Redis bytes per game ---------------------------------------------------------------
+
+
+def memory_usage(client: redis.Redis, key: str) -> int:
+    value: Any = client.memory_usage(key, samples=0)  # every element, not a sample
+    return int(value or 0)
+
+
+def game_bytes(client: redis.Redis, game_id: str) -> int:
+    keys = (events_key(game_id), meta_key(game_id), seed_key(game_id), commands_key(game_id))
+    return sum(memory_usage(client, key) for key in keys)
+
+
+def redis_per_game(
+    client: redis.Redis, games: int, log: Callable[[str], None]
+) -> list[dict[str, Any]]:
+    floe = make_floe(client, 256 * MIB)
+    rows = []
+    for label, game, options, seats in KINDS:
+        client.flushall()
+        used_before = int(client.info("memory")["used_memory"])
+        sizes: list[int] = []
+        events: list[int] = []
+        for seed in range(games):
+            game_id = new_game(floe, game, options, seats)
+            play_moves(floe, game_id, None, random.Random(seed))
+            assert floe.repository.latest(floe.repository.meta(game_id)).over
+            sizes.append(game_bytes(client, game_id))
+            events.append(int(client.xlen(events_key(game_id))))
+        used_after = int(client.info("memory")["used_memory"])
+        index = memory_usage(client, GAMES_INDEX) / games
+        row: dict[str, Any] = {
+            "kind": label,
+            "games": games,
+            "bytes_mean": statistics.mean(sizes),
+            "bytes_max": max(sizes),
+            "events_mean": statistics.mean(events),
+            "bytes_per_event": sum(sizes) / sum(events),
+            "index_bytes_per_game": index,
+            "used_memory_per_game": (used_after - used_before) / games,
+        }
+        log(
+            f"(f) {label}: {row['bytes_mean'] / 1024:.1f} KiB a game (max "
+            f"{row['bytes_max'] / 1024:.1f}), {row['events_mean']:.0f} events"
+        )
+        rows.append(row)
+    client.flushall()
+    return rows
+
+
+# ----- (b) RSS of a process serving many large games ---------------------------------------
+
+
+def rss_bytes() -> int:
+    """This process's resident set now (Linux), else its peak."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def serve(url: str, cache_bytes: int, games: int, moves: int, revisit: int) -> dict[str, Any]:
+    """The child's load (one process, one peer): returns its numbers."""
+    client = redis.Redis.from_url(url)
+    floe = make_floe(client, cache_bytes)
+    warm = new_game(floe, "arktia", {"board": "big"}, 4)
+    play_moves(floe, warm, moves + revisit, random.Random(-1))
+    gc.collect()
+    before = rss_bytes()
+    started = time.perf_counter()
+    made = 0
+    ids = []
+    for number in range(games):
+        ids.append(new_game(floe, "arktia", {"board": "big"}, 4))
+        made += play_moves(floe, ids[-1], moves, random.Random(number))
+    first_pass = time.perf_counter() - started
+    for number, game_id in enumerate(ids):
+        made += play_moves(floe, game_id, revisit, random.Random(games + number))
+    elapsed = time.perf_counter() - started
+    gc.collect()
+    after = rss_bytes()
+    states, catalog = floe.repository.states, floe.repository.catalog
+    return {
+        "cache_bytes": cache_bytes,
+        "games": games,
+        "moves": made,
+        "rss_before": before,
+        "rss_after": after,
+        "rss_growth": after - before,
+        "estimate_states": states.bytes,
+        "estimate_catalog": catalog.bytes,
+        "games_cached": len(states.games()),
+        "first_pass_s": first_pass,
+        "elapsed_s": elapsed,
+        "ms_per_move": 1000 * elapsed / max(1, made),
+    }
+
+
+def rss_peers(
+    url: str, budget: int, games: int, moves: int, revisit: int, log: Callable[[str], None]
+) -> list[dict[str, Any]]:
+    rows = []
+    for name, cache_bytes in (("bounded", budget), ("unbounded", UNBOUNDED)):
+        log(f"(f) RSS: {name} cache, {games} games of 200 tiles ({moves} + {revisit} moves)")
+        argv = [
+            sys.executable, "-m", "bench.memory", "--child", url,
+            "--cache-bytes", str(cache_bytes), "--rss-games", str(games),
+            "--moves", str(moves), "--revisit", str(revisit),
+        ]  # fmt: skip
+        done = subprocess.run(argv, capture_output=True, text=True, check=True)
+        row = {"peer": name, **json.loads(done.stdout)}
+        log(
+            f"(f) {name}: RSS +{row['rss_growth'] / MIB:.1f} MiB, estimate "
+            f"{(row['estimate_states'] + row['estimate_catalog']) / MIB:.1f} MiB, "
+            f"{row['games_cached']} games cached, {row['ms_per_move']:.2f} ms a move"
+        )
+        rows.append(row)
+    return rows
+
+
+# ----- the report -----------------------------------------------------------------------------
+
+
+def run(
+    report: Report,
+    *,
+    games: int = 5,
+    rss_games: int = 2000,
+    rss_budget: int = 16 * MIB,
+    moves: int = 20,
+    revisit: int = 5,
+    log: Callable[[str], None] = print,
+) -> None:
+    with (
+        tempfile.TemporaryDirectory(prefix="floe-bench-memory-") as tmp,
+        RedisServer(Path(tmp) / "redis", config=EPHEMERAL_CONFIG) as server,
+    ):
+        client = server.client()
+        try:
+            per_game = redis_per_game(client, games, log)
+            peers = rss_peers(server.url, rss_budget, rss_games, moves, revisit, log)
+        finally:
+            client.close()
+    for row in per_game:
+        report.add(Result("(f) memory", f"Redis per game: {row['kind']}", row["bytes_mean"], "B"))
+    for row in peers:
+        report.add(Result("(f) memory", f"RSS growth, {row['peer']} cache", row["rss_growth"], "B"))
+    report.details["memory"] = {"redis_per_game": per_game, "rss": peers}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.memory", description=__doc__)
+    parser.add_argument("--games", type=int, default=5, help="(a) finished games per kind")
+    parser.add_argument("--rss-games", type=int, default=2000, help="(b) 200-tile games served")
+    parser.add_argument(
+        "--rss-budget", type=int, default=16 * MIB, help="(b) the bounded peer's cache bytes"
+    )
+    parser.add_argument("--moves", type=int, default=20, help="(b) moves per game, first pass")
+    parser.add_argument("--revisit", type=int, default=5, help="(b) moves per game, second pass")
+    parser.add_argument("--json", type=Path, help="also write the numbers here")
+    parser.add_argument("--child", metavar="REDIS_URL", help=argparse.SUPPRESS)
+    parser.add_argument("--cache-bytes", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        numbers = serve(args.child, args.cache_bytes, args.rss_games, args.moves, args.revisit)
+        print(json.dumps(numbers))
+        return 0
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    report = Report()
+    run(
+        report,
+        games=args.games,
+        rss_games=args.rss_games,
+        rss_budget=args.rss_budget,
+        moves=args.moves,
+        revisit=args.revisit,
+        log=log,
+    )
+    details = report.details["memory"]
+    print(f"{'Redis per finished game':34} {'mean KiB':>9} {'max KiB':>8} {'events':>7} "
+          f"{'B/event':>8} {'used_memory KiB':>16}")  # fmt: skip
+    for row in details["redis_per_game"]:
+        print(
+            f"{row['kind']:34} {row['bytes_mean'] / 1024:9.1f} {row['bytes_max'] / 1024:8.1f} "
+            f"{row['events_mean']:7.0f} {row['bytes_per_event']:8.0f} "
+            f"{row['used_memory_per_game'] / 1024:16.1f}"
+        )
+    print(f"\n{'RSS, ' + str(args.rss_games) + ' 200-tile games':34} {'growth MiB':>10} "
+          f"{'estimate MiB':>12} {'cached':>7} {'ms/move':>8}")  # fmt: skip
+    for row in details["rss"]:
+        estimate = (row["estimate_states"] + row["estimate_catalog"]) / MIB
+        budget = "" if row["cache_bytes"] >= UNBOUNDED else f" ({row['cache_bytes'] / MIB:g} MiB)"
+        print(
+            f"{row['peer'] + budget:34} {row['rss_growth'] / MIB:10.1f} "
+            f"{estimate:12.1f} {row['games_cached']:7d} {row['ms_per_move']:8.2f}"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(details, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""What every route needs from a request: the Floe it serves, the viewer, the body as
+JSON, a numeric query parameter, and rendering through a schema. Shared by the blueprints."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, current_app, request
+from marshmallow import Schema
+
+from domain.engine.canonical import unencodable
+from service.access import Viewer
+from service.api.errors import HttpError
+from service.bootstrap import Floe
+from service.errors import InvalidRequest
+
+MAX_VERSION = 2**53
+#: Deeper JSON than any valid request needs is refused before any schema sees it.
+MAX_JSON_DEPTH = 32
+
+
+def current_floe() -> Floe:
+    floe: Floe = current_app.extensions["floe"]
+    return floe
+
+
+def current_viewer() -> Viewer:
+    return current_floe().viewer(request.headers.get("Authorization"))
+
+
+def bad_request(code: str, message: str) -> InvalidRequest:
+    return InvalidRequest(code, message)
+
+
+def json_body() -> Any:
+    """The request body as JSON: 413 over the size limit, 415 for a declared non-JSON type,
+    400 ``malformed_json`` when it is not (interoperable) JSON.
+
+    A body without ``Content-Type`` is read as JSON. Refused as malformed besides bad syntax:
+    invalid UTF-8, the ``NaN``/``Infinity`` literals, integers of more than 4300 digits,
+    nesting deeper than ``MAX_JSON_DEPTH`` and lone surrogates (``"\\ud800"``), which no
+    UTF-8 store or hash can hold.
+    """
+    raw = request.get_data(cache=True)  # 413 (werkzeug) before anything is parsed
+    mimetype = request.mimetype
+    is_json = mimetype == "application/json" or (
+        mimetype.startswith("application/") and mimetype.endswith("+json")
+    )
+    if request.content_type is not None and not is_json:
+        raise HttpError(
+            415,
+            "unsupported_media_type",
+            f"send the body as application/json, not {mimetype or 'an empty content type'!r}",
+        )
+    if not raw.strip():
+        raise bad_request("malformed_json", "the request body is empty; send a JSON object")
+    try:
+        body = json.loads(raw, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as error:
+        raise bad_request("malformed_json", f"the request body is not JSON: {error}") from None
+    _check_json_tree(body)
+    return body
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_json_tree(body: Any) -> None:
+    """400 for nesting deeper than ``MAX_JSON_DEPTH`` or a string no UTF-8 can encode."""
+    problem = unencodable(body, MAX_JSON_DEPTH)
+    if problem == "depth":
+        raise bad_request(
+            "malformed_json", f"the request body is nested deeper than {MAX_JSON_DEPTH} levels"
+        )
+    if problem == "surrogate":
+        raise bad_request(
+            "malformed_json", "the request body has a lone surrogate (e.g. \\ud800) in a string"
+        )
+
+
+def int_arg(name: str, default: int | None, *, low: int = 0, high: int = MAX_VERSION) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        if default is None:
+            raise bad_request("invalid_query", f"the query parameter {name!r} is required")
+        return default
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 20) or not low <= int(raw) <= high:
+        raise bad_request("invalid_query", f"{name} must be an integer {low}..{high}")
+    return int(raw)
+
+
+def render(schema: Schema, body: dict[str, Any], status: int = 200) -> Response:
+    return current_app.response_class(
+        json.dumps(schema.dump(body), ensure_ascii=False), status, mimetype="application/json"
+    )

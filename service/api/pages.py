@@ -1,0 +1,84 @@
+"""The web pages: the lobby, a game, its replay and the replay of an uploaded export.
+
+- ``GET /``: the lobby (open tables, games in play, a form to open a table).
+- ``GET /games/<id>``: one game, live; a browser holding a seat's token plays it.
+- ``GET /games/<id>/replay``: every version of a game, stepped with the keys or a slider.
+- ``GET /replay``: upload an export file, see its verdict and step through it.
+- ``GET /web/<file>``: the pages' CSS and JavaScript modules.
+
+The pages are fixed templates and files (``service/web``): the HTML is the same for every game
+and viewer, and everything they show comes from the public API under ``/v1``, called from the
+browser with the viewer's own token (if any). So no page carries anything the API would not give
+that viewer, and none of these routes touches the store: like ``/docs``, they are outside
+``/v1``, not rate limited, not in ``openapi.yaml``. docs/web.md describes them.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+from flask import Blueprint, Response, abort, render_template, send_from_directory
+
+WEB_DIR = Path(str(files("service.web")))
+TEMPLATES = WEB_DIR / "templates"
+STATIC = WEB_DIR / "static"
+
+pages = Blueprint("pages", __name__, template_folder=str(TEMPLATES))
+#: The pages' own files; nothing else under service/web is served.
+ASSETS = frozenset(p.name for p in STATIC.iterdir() if p.suffix in {".css", ".js", ".svg"})
+ASSET_MAX_AGE = 300
+#: Everything the pages load comes from Floe itself; nothing runs inline.
+POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'"
+)
+#: A game id as the API makes them; anything else is 404 before a page is sent.
+ID_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
+
+
+def _page(name: str) -> Response:
+    """A page: its template (which extends ``base.html``, the frame every page shares)."""
+    response = Response(render_template(name), mimetype="text/html")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Content-Security-Policy"] = POLICY
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def _check_id(game_id: str) -> None:
+    if not 0 < len(game_id) <= 64 or not set(game_id) <= ID_CHARS:
+        abort(404)
+
+
+@pages.get("/")
+def lobby() -> Response:
+    return _page("lobby.html")
+
+
+@pages.get("/games/<game_id>")
+def game(game_id: str) -> Response:
+    _check_id(game_id)
+    return _page("game.html")
+
+
+@pages.get("/games/<game_id>/replay")
+def game_replay(game_id: str) -> Response:
+    _check_id(game_id)
+    return _page("replay.html")
+
+
+@pages.get("/replay")
+def upload() -> Response:
+    return _page("upload.html")
+
+
+@pages.get("/web/<name>")
+def asset(name: str) -> Response:
+    if name not in ASSETS:
+        abort(404)
+    response = send_from_directory(STATIC, name, max_age=ASSET_MAX_AGE)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response

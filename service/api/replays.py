@@ -1,0 +1,128 @@
+"""``POST /v1/replays``: audit an uploaded export file and answer what a replay page steps.
+
+The body is an export file as ``GET /v1/games/{id}/export`` gives it (NDJSON, one stored
+event per line), at most ``MAX_REPLAY_BYTES`` (413 beyond). The answer is the verdict of
+``floe replay verify`` on it (``replay.verify``: ``ok``, ``incomplete`` or ``failed``, with the
+version and reason of the first failure), what ``floe replay show`` warns about it (the
+banner), and for every version the audit passed: the stored event that made it, the
+status, who is to act and the outcome. The boards (the game's own SVG picture of each
+version, as a spectator sees it: everything in an uploaded file is public already) come for
+at most ``MAX_BOARDS`` versions per request, from ``?from=N`` on (``?count=``): drawing every
+version of a long game at once would cost seconds and tens of megabytes, so the page asks
+for the boards near the version it shows.
+
+Nothing is stored: the same file answers the same, whoever sends it. The file is untrusted
+input: the audit never raises on what it holds, and nothing of it is folded past the first
+failure.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+
+from domain.games import GAMES
+from replay.step import scene
+from replay.timeline import Timeline, TimelineError, from_events
+from replay.verify import audit_lines
+from service.api.errors import HttpError
+from service.errors import InvalidRequest
+
+replays = Blueprint("replays", __name__, url_prefix="/v1")
+
+#: The largest export file accepted (413 ``body_too_large`` beyond).
+MAX_REPLAY_BYTES = 2 * 1024 * 1024
+#: Boards drawn per request (``?count=``), and the default.
+MAX_BOARDS = 100
+DEFAULT_BOARDS = 20
+#: The content types an export file may be sent as (none at all is read as NDJSON too).
+NDJSON_TYPES = frozenset({"application/octet-stream", "application/x-ndjson", "application/jsonl"})
+
+
+def _int_arg(name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 20) or not low <= int(raw) <= high:
+        raise InvalidRequest("invalid_query", f"{name} must be an integer {low}..{high}")
+    return int(raw)
+
+
+def _lines() -> list[str]:
+    """The body's lines: 413 over the limit, 415 for a declared type that is not NDJSON."""
+    if request.content_type is not None and request.mimetype not in NDJSON_TYPES:
+        raise HttpError(
+            415,
+            "unsupported_media_type",
+            "send the export file as application/octet-stream or application/x-ndjson, "
+            f"not {request.mimetype or 'an empty content type'!r}",
+        )
+    request.max_content_length = MAX_REPLAY_BYTES
+    raw = request.get_data(cache=False)  # 413 (werkzeug) when over MAX_REPLAY_BYTES
+    # As `floe replay` reads a file: split on \n only, bad UTF-8 kept for the audit to name.
+    text = raw.decode("utf-8", errors="surrogateescape")
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+@replays.post("/replays")
+def post_replay() -> Response:
+    first = _int_arg("from", 1, 1, 2**53)
+    count = _int_arg("count", DEFAULT_BOARDS, 1, MAX_BOARDS)
+    lines = _lines()
+    verdict, events = audit_lines(lines)
+    size = sum(1 for line in lines if line.strip())
+    body: dict[str, Any] = {
+        "verdict": {k: v for k, v in verdict.to_json().items() if k != "file"},
+        "game": None,
+        "game_id": verdict.game_id,
+        "seats": [],
+        "size": size,
+        "last": 0,
+        "banner": [],
+        "versions": [],
+        "boards": [],
+    }
+    try:
+        timeline = from_events(events, verdict, size=size)
+    except TimelineError as error:
+        body["banner"] = [str(error)]
+    else:
+        body.update(_steps(timeline, first, count))
+    payload = json.dumps(body, ensure_ascii=False)
+    return current_app.response_class(payload, 200, mimetype="application/json")
+
+
+def _steps(timeline: Timeline, first: int, count: int) -> dict[str, Any]:
+    versions = []
+    for version in range(1, timeline.last + 1):
+        outcome = timeline.state(version).outcome
+        versions.append(
+            {
+                "version": version,
+                "event": dict(timeline.event(version)),
+                "status": timeline.status(version),
+                "to_act": list(timeline.to_act(version)),
+                "outcome": None if outcome is None else outcome.to_json(),
+            }
+        )
+    draw = GAMES[timeline.game].svg
+    last = min(timeline.last, first + count - 1)
+    boards = [
+        {
+            "version": version,
+            "svg": draw(scene(timeline, version, f"{timeline.game_id} v{version}/{timeline.last}")),
+        }
+        for version in range(first, last + 1)
+    ]
+    return {
+        "game": timeline.game,
+        "game_id": timeline.game_id,
+        "seats": [seat.to_json() for seat in timeline.seats],
+        "last": timeline.last,
+        "banner": list(timeline.banner),
+        "versions": versions,
+        "boards": boards,
+    }

@@ -1,0 +1,115 @@
+"""The ``/v1/tables`` routes: open a table, join it, cancel it, list and read tables.
+
+Checks run in the API's order: 401 for an ``Authorization`` header that names nobody, 404 for
+an unknown table, 400 for the body, then the table's own refusals (409, 429).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from service import tokens
+from service.api import table_schemas as schemas
+from service.api.http import bad_request, current_floe, current_viewer, int_arg, json_body, render
+from service.table_store import TableRecord
+from service.tables import OpenTable, SeatRequest, table_not_found
+
+tables_v1 = Blueprint("tables_v1", __name__, url_prefix="/v1/tables")
+
+#: Table ids are 16 hex digits; anything else is no table (and never reaches Redis).
+TABLE_ID = re.compile(r"[0-9a-f]{16}")
+
+
+@tables_v1.post("")
+def open_table() -> Response:
+    viewer = current_viewer()
+    data = schemas.load(schemas.OPEN_TABLE, json_body())
+    seats = tuple(SeatRequest(s.get("name"), s.get("bot"), s["open"]) for s in data["seats"])
+    command = OpenTable(data["game"], seats, data["options"], creator=request.remote_addr)
+    opened = current_floe().tables.open(command, viewer)
+    body = {
+        **table_json(opened.table),
+        "host_token": opened.host_token,
+        "tokens": [{"seat": seat, "token": token} for seat, token in opened.tokens],
+    }
+    response = render(schemas.TABLE_OPENED, body, 201)
+    response.headers["Location"] = f"/v1/tables/{opened.table.id}"
+    return response
+
+
+@tables_v1.get("")
+def list_tables() -> Response:
+    status = request.args.get("status", "open")
+    if status not in ("open", "started"):
+        raise bad_request("invalid_query", "status must be 'open' or 'started'")
+    offset = int_arg("offset", 0)
+    limit = int_arg("limit", 50, low=1, high=500)
+    records, total = current_floe().tables.listing(
+        "open" if status == "open" else "started", offset=offset, limit=limit
+    )
+    body = {
+        "tables": [table_json(r) for r in records],
+        "total": total,
+        "offset": offset,
+        "limit": limit,
+    }
+    return render(schemas.TABLE_LIST, body)
+
+
+@tables_v1.get("/<table_id>")
+def get_table(table_id: str) -> Response:
+    current_viewer()
+    return render(schemas.TABLE, table_json(current_floe().tables.get(_known(table_id))))
+
+
+@tables_v1.post("/<table_id>/join")
+def join_table(table_id: str) -> Response:
+    current_viewer()
+    tables = current_floe().tables
+    record = tables.get(_known(table_id))  # 404 before the body is read (400)
+    data = schemas.load(schemas.JOIN_TABLE, json_body())
+    joined = tables.join(table_id, data["name"], read=record)
+    body = {"seat": joined.seat, "token": joined.token, "table": table_json(joined.table)}
+    return render(schemas.TABLE_JOINED, body, 201)
+
+
+@tables_v1.delete("/<table_id>")
+def cancel_table(table_id: str) -> Response:
+    authorization = request.headers.get("Authorization")
+    floe = current_floe()
+    token = (authorization or "").partition(" ")[2].strip()
+    organizer = tokens.is_organizer(token, floe.settings.organizer_token) if token else False
+    record = floe.tables.cancel(_known(table_id), authorization, organizer=organizer)
+    return render(schemas.TABLE, table_json(record))
+
+
+def _known(table_id: str) -> str:
+    if not TABLE_ID.fullmatch(table_id):
+        raise table_not_found(table_id)
+    return table_id
+
+
+def table_json(record: TableRecord) -> dict[str, Any]:
+    """A table as every client may see it: who sits where, never a token."""
+    started = record.status in ("started", "starting")
+    return {
+        "id": record.id,
+        "game": record.game,
+        "status": "started" if started else record.status,
+        "seats": [
+            {
+                "seat": s.seat,
+                "name": s.name,
+                "bot": s.bot,
+                "open": s.open and not s.taken,
+            }
+            for s in record.seats
+        ],
+        "options": dict(record.options),
+        "created_at": record.created_at,
+        "expires_at": record.expires_at,
+        "game_id": record.game_id if started else None,
+    }

@@ -1,0 +1,213 @@
+// What every page shares: calling the public API, keeping tokens, building elements, words.
+// The pages call nothing but /v1 (as any client could), with the viewer's own token.
+
+/** The hosted games, as the API names them, with their seat counts and options. */
+export const GAMES = {
+  arktia: {
+    title: "Arktia", seats: [2, 4],
+    options: [
+      { name: "turn_limit", kind: "integer", min: 1, hint: "turns before the game ends (300)" },
+      { name: "neutrals_3p", kind: "boolean", hint: "neutral pieces with 3 players" },
+    ],
+  },
+  iceberg: {
+    title: "Iceberg", seats: [2, 4],
+    options: [
+      { name: "idle_turn_limit", kind: "integer", min: 0, hint: "idle turns before a draw (100; 0: off)" },
+    ],
+  },
+  "ice-breakers": {
+    title: "Ice Breakers to the Rescue", seats: [2, 4],
+    options: [{ name: "intro", kind: "boolean", hint: "the introductory game" }],
+  },
+};
+export const BOTS = ["random", "greedy", "mcts"];
+
+/** An API error as the words a person reads: the server's message and its code. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+  get words() {
+    return `${this.message} (${this.status} ${this.code})`;
+  }
+}
+
+/**
+ * Call the API. Resolves to the parsed JSON (or text for SVG and NDJSON); rejects with an
+ * ApiError carrying the answer's status, code and message.
+ */
+export async function api(path, { method = "GET", token = null, json, body, type } = {}) {
+  const headers = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let payload = body;
+  if (json !== undefined) {
+    headers["Content-Type"] = "application/json";
+    payload = JSON.stringify(json);
+  } else if (type) {
+    headers["Content-Type"] = type;
+  }
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: payload, cache: "no-store" });
+  } catch (error) {
+    throw new ApiError(0, "network", `Floe does not answer (${error.message})`);
+  }
+  const kind = (response.headers.get("Content-Type") || "").split(";")[0];
+  if (!response.ok) {
+    let code = "http_error";
+    let message = response.statusText || "refused";
+    if (kind === "application/json") {
+      try {
+        const parsed = await response.json();
+        code = parsed.error.code;
+        message = parsed.error.message;
+      } catch (_) { /* keep the status line */ }
+    }
+    throw new ApiError(response.status, code, message);
+  }
+  if (response.status === 204) return null;
+  if (kind === "application/json") return response.json();
+  return response.text();
+}
+
+// ----- tokens: localStorage, keyed by game id (or table id before the game exists) -----
+
+const KEY = (kind, id) => `floe:${kind}:${id}`;
+
+export function storedToken(kind, id) {
+  try {
+    return localStorage.getItem(KEY(kind, id));
+  } catch (_) {
+    return null;
+  }
+}
+
+export function storeToken(kind, id, token) {
+  try {
+    localStorage.setItem(KEY(kind, id), token);
+  } catch (_) { /* private mode: the page still works while it stays open */ }
+}
+
+/** A table's seat token becomes the game's: keep it under the game id once known. */
+export function adoptTableToken(tableId, gameId) {
+  const token = storedToken("table", tableId);
+  if (token && gameId && !storedToken("game", gameId)) storeToken("game", gameId, token);
+  return token;
+}
+
+/**
+ * The game's token from a `#token=...` link (the fragment never reaches a server): stored,
+ * then removed from the address bar. Returns the token this browser holds for the game.
+ */
+export function tokenForGame(gameId) {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const given = fragment.get("token");
+  if (given) {
+    storeToken("game", gameId, given);
+    fragment.delete("token");
+    const rest = fragment.toString();
+    history.replaceState(null, "", location.pathname + location.search + (rest ? `#${rest}` : ""));
+  }
+  return storedToken("game", gameId);
+}
+
+/** A fresh command id (crypto.randomUUID needs a secure context; fall back to random bytes). */
+export function commandId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// ----- elements -----
+
+/** `h("li", {class: "x", dataset: {testid: "event"}}, "text", child)` */
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "dataset") Object.assign(node.dataset, value);
+    else if (name === "on") for (const [event, fn] of Object.entries(value)) node.addEventListener(event, fn);
+    else if (name === "text") node.textContent = value;
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** Replace `container`'s content with the SVG document `text` (parsed, never run). */
+export function showSvg(container, text) {
+  const parsed = new DOMParser().parseFromString(text, "image/svg+xml");
+  const root = parsed.documentElement;
+  if (root.nodeName !== "svg") {
+    container.textContent = "The board cannot be drawn.";
+    return null;
+  }
+  for (const script of root.querySelectorAll("script, foreignObject")) script.remove();
+  const svg = document.importNode(root, true);
+  container.replaceChildren(svg);
+  return svg;
+}
+
+// ----- words -----
+
+export function gameTitle(game) {
+  return (GAMES[game] && GAMES[game].title) || game;
+}
+
+export function seatName(seats, seat) {
+  if (typeof seat !== "number") return String(seat);
+  const info = seats && seats.find((s) => s.seat === seat);
+  return info ? `${info.name} (seat ${seat}${info.bot ? `, ${info.bot} bot` : ""})` : `seat ${seat}`;
+}
+
+/** A value in an action or event, compactly: [1, 2] as 1,2; objects as key value. */
+export function compact(value) {
+  if (Array.isArray(value)) {
+    return value.every((v) => typeof v !== "object" || v === null)
+      ? value.join(",")
+      : `[${value.map(compact).join("; ")}]`;
+  }
+  if (value && typeof value === "object") {
+    return Object.entries(value).map(([k, v]) => `${k} ${compact(v)}`).join(" ");
+  }
+  return String(value);
+}
+
+/** An action as a short line: its type, then its fields. */
+export function describeAction(action) {
+  const rest = Object.entries(action).filter(([k]) => k !== "type");
+  return rest.length ? `${action.type.replaceAll("_", " ")}: ${rest.map(([k, v]) => `${k} ${compact(v)}`).join(", ")}` : action.type.replaceAll("_", " ");
+}
+
+/** An event as a line: version, who, what, when. */
+export function describeEvent(event, seats) {
+  const who = event.actor === "system" ? "system" : seatName(seats, event.actor);
+  let what = event.type.replaceAll("_", " ");
+  const data = event.data || {};
+  if (data.action) what = describeAction(data.action);
+  else if (event.type === "random") what = `random ${data.kind || ""} ${data.label || ""}${data.outcome === null || data.outcome === undefined ? " (hidden)" : `: ${compact(data.outcome)}`}`;
+  else if (event.type === "game_over" && data.outcome) what = `game over: ${outcomeWords(data.outcome, seats)}`;
+  const when = event.at ? ` · ${event.at.replace("T", " ").replace("Z", " UTC")}` : "";
+  return `v${event.version} · ${who} · ${what}${when}`;
+}
+
+export function outcomeWords(outcome, seats) {
+  if (!outcome) return "";
+  const winners = (outcome.winners || []).map((w) => seatName(seats, w));
+  const scores = outcome.scores
+    ? Object.entries(outcome.scores).map(([s, p]) => `${seatName(seats, Number(s))} ${p}`).join(", ")
+    : "";
+  return `winners: ${winners.length ? winners.join(", ") : "nobody"}${scores ? ` · scores: ${scores}` : ""}`;
+}
+
+export const STATUS_WORDS = { active: "in play", awaiting_random: "waiting for a draw", over: "over" };
+
+export function statusWords(status) {
+  return STATUS_WORDS[status] || String(status).replaceAll("_", " ");
+}

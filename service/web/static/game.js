@@ -1,0 +1,246 @@
+// One game, live. A browser holding a seat's token for this game plays it from here.
+import {
+  ApiError, api, commandId, describeAction, describeEvent, gameTitle, h, outcomeWords, seatName,
+  showSvg, statusWords, storeToken, storedToken, tokenForGame,
+} from "./api.js";
+import { cellAt, clickable, names } from "./board.js";
+import { follow } from "./stream.js";
+
+const $ = (id) => document.getElementById(id);
+const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
+const base = `/v1/games/${encodeURIComponent(gameId)}`;
+const EVENTS_PAGE = 250; // pages of events: a long game is read in a few quick requests
+const WAIT_SECONDS = 10;
+
+let token = tokenForGame(gameId);
+let view = null;
+let seats = [];
+let shownEvents = 0; // the last version listed in the events
+let legal = null; // {version, actions}
+let tile = null; // the cell picked on the board, or null
+let posting = false;
+let stop = null;
+
+function say(text, kind = "") {
+  $("message").className = kind;
+  $("message").textContent = text;
+}
+
+// ----- loading: one refresh at a time; a refresh asked for meanwhile runs right after -----
+
+let running = null;
+let again = false;
+
+function refresh() {
+  if (running) {
+    again = true;
+    return running;
+  }
+  running = (async () => {
+    do {
+      again = false;
+      try {
+        await load();
+      } catch (error) {
+        say(error instanceof ApiError ? error.words : String(error), "error");
+      }
+    } while (again);
+    running = null;
+  })();
+  return running;
+}
+
+async function load() {
+  let current;
+  try {
+    current = await api(base, { token });
+  } catch (error) {
+    if (token && error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+      say(`The token this browser held for this game is refused (${error.message}): you are watching.`, "error");
+      dropToken();
+      current = await api(base);
+    } else {
+      throw error;
+    }
+  }
+  view = current;
+  seats = current.seats;
+  await loadEvents();
+  const svg = await api(`${base}/board.svg?version=${current.version}`, { token });
+  showBoard(svg);
+  if (token && current.viewer !== null && current.status !== "over") {
+    legal = await api(`${base}/legal-actions`, { token });
+    if (legal.version !== current.version) again = true; // the game moved meanwhile
+  } else {
+    legal = null;
+  }
+  render();
+  if (current.status === "over" && stop && shownEvents >= current.version) {
+    stop();
+    stop = null;
+  }
+}
+
+async function loadEvents() {
+  for (;;) {
+    const page = await api(`${base}/events?after=${shownEvents}&limit=${EVENTS_PAGE}`, { token });
+    const list = $("events");
+    for (const event of page.events) {
+      list.append(h("li", { dataset: { testid: "event", version: event.version }, value: event.version }, describeEvent(event, seats)));
+      shownEvents = event.version;
+    }
+    if (page.events.length) list.lastElementChild.scrollIntoView({ block: "nearest" });
+    if (page.events.length < EVENTS_PAGE) return;
+  }
+}
+
+function dropToken() {
+  token = null;
+  try {
+    localStorage.removeItem(`floe:game:${gameId}`);
+  } catch (_) { /* nothing stored */ }
+}
+
+// ----- drawing -----
+
+function showBoard(text) {
+  const board = $("board");
+  const svg = showSvg(board, text);
+  const canPick = Boolean(svg && legal !== null && clickable(svg));
+  board.classList.toggle("clickable", canPick);
+  if (svg) svg.addEventListener("click", (event) => pickCell(svg, event));
+}
+
+function pickCell(svg, event) {
+  if (!legal || !legal.actions.length) return;
+  const xy = cellAt(svg, event);
+  if (!xy) return;
+  tile = xy;
+  renderActions();
+  const first = $("actions").querySelector("button");
+  if (first) first.focus();
+}
+
+function render() {
+  document.title = `Floe · ${gameTitle(view.game)} ${view.id}`;
+  $("title").textContent = `${gameTitle(view.game)} · ${view.id}`;
+  $("status").textContent = statusWords(view.status);
+  $("status").dataset.status = view.status;
+  $("version").textContent = String(view.version);
+  $("to-act").textContent = view.to_act.length
+    ? view.to_act.map((s) => seatName(seats, s)).join(", ")
+    : view.status === "awaiting_random" ? "nobody (a draw is due)" : "nobody";
+  $("you").textContent = view.viewer === null || view.viewer === undefined
+    ? "You are watching."
+    : `You play ${seatName(seats, view.viewer)}.`;
+  $("outcome").textContent = view.outcome ? `Game over · ${outcomeWords(view.outcome, seats)}` : "";
+  const playing = legal !== null;
+  $("play").hidden = !playing;
+  $("board-hint").hidden = !(playing && $("board").classList.contains("clickable"));
+  if (playing) renderActions();
+  renderOthers();
+}
+
+function renderActions() {
+  const box = $("actions");
+  box.dataset.version = String(legal.version);
+  const mine = view.to_act.includes(view.viewer);
+  const filter = $("action-filter").value.trim().toLowerCase();
+  let actions = legal.actions;
+  if (tile) actions = actions.filter((a) => names(a, tile));
+  if (filter) actions = actions.filter((a) => `${describeAction(a)} ${JSON.stringify(a)}`.toLowerCase().includes(filter));
+  $("tile-choice").hidden = !tile;
+  $("tile-words").textContent = tile ? `Actions naming ${tile.join(",")}: ${actions.length}` : "";
+  if (!legal.actions.length) {
+    box.replaceChildren(h("p", { class: "muted" }, mine ? "No action is open to you now." : "Not your turn: wait for the others."));
+    return;
+  }
+  const groups = new Map();
+  for (const action of actions) {
+    if (!groups.has(action.type)) groups.set(action.type, []);
+    groups.get(action.type).push(action);
+  }
+  const parts = [h("p", { class: "muted" }, `${legal.actions.length} legal action${legal.actions.length === 1 ? "" : "s"} at version ${legal.version}${actions.length !== legal.actions.length ? `, ${actions.length} shown` : ""}.`)];
+  for (const [type, list] of groups) {
+    parts.push(h("h3", {}, `${type.replaceAll("_", " ")} (${list.length})`));
+    parts.push(h("div", { class: "choices" }, list.map((action) => h("button", {
+      type: "button",
+      disabled: posting,
+      dataset: { testid: "legal-action", action: JSON.stringify(action) },
+      on: { click: () => post(action, legal.version) },
+    }, describeAction(action)))));
+  }
+  if (!actions.length) parts.push(h("p", { class: "muted" }, "No action matches."));
+  box.replaceChildren(...parts);
+}
+
+function renderOthers() {
+  const raw = storedToken("others", gameId);
+  if (!raw) return;
+  let others = [];
+  try {
+    others = JSON.parse(raw);
+  } catch (_) {
+    return;
+  }
+  $("other-links").replaceChildren(...others.map(({ seat, token: secret }) => {
+    const url = `${location.origin}/games/${encodeURIComponent(gameId)}#token=${encodeURIComponent(secret)}`;
+    return h("li", {}, `${seatName(seats, seat)}: `, h("a", { href: url, rel: "noreferrer" }, url));
+  }));
+  $("others").hidden = !others.length;
+}
+
+// ----- playing -----
+
+async function post(action, version) {
+  if (posting) return;
+  posting = true;
+  for (const button of $("actions").querySelectorAll("button")) button.disabled = true;
+  say("Sending your move…");
+  try {
+    await api(`${base}/actions?wait=${WAIT_SECONDS}`, {
+      method: "POST", token,
+      json: { action, expected_version: version, command_id: commandId() },
+    });
+    say("");
+    tile = null;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 409) {
+      say(`The game moved on before your move arrived (${error.message}): refreshed, choose again.`, "error");
+    } else if (error instanceof ApiError) {
+      say(`Refused: ${error.words}`, "error");
+    } else {
+      say(String(error), "error");
+    }
+  } finally {
+    posting = false;
+  }
+  await refresh();
+}
+
+// ----- start -----
+
+async function start() {
+  if (!gameId) {
+    say("No game named in the address.", "error");
+    return;
+  }
+  $("replay-link").href = `/games/${encodeURIComponent(gameId)}/replay`;
+  $("action-filter").addEventListener("input", () => legal && renderActions());
+  $("clear-tile").addEventListener("click", () => {
+    tile = null;
+    renderActions();
+  });
+  if (token) storeToken("game", gameId, token);
+  await refresh();
+  if (!view) return;
+  if (view.status === "over") return;
+  stop = follow(`${base}/events/stream`, {
+    after: shownEvents,
+    token,
+    onEvent: () => refresh(),
+    onEnd: () => refresh(),
+  });
+}
+
+start();

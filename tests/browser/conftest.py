@@ -1,0 +1,167 @@
+"""The browser tests' world: a real ``floe run`` (gunicorn, workers, its own Redis) and
+Debian's Chromium driven by Playwright.
+
+Chromium is the system's (``/usr/bin/chromium``, installed by ``make test``): Playwright's own
+browser downloads are never used. A missing browser fails these tests, never skips them.
+Every page runs in a context that refuses any request to another host, so a page that
+needs the network (a CDN, a font) fails its test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route, sync_playwright
+
+from bench.hostile import floe_run
+
+CHROMIUM = Path(os.environ.get("FLOE_CHROMIUM", "/usr/bin/chromium"))
+ORGANIZER = "organizer-token-for-the-browser-tests"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+#: Playwright's expectations wait this long (ms) before failing: games move on real workers.
+EXPECT_MS = 20_000
+
+
+@dataclass
+class Floe:
+    """The running service, and a small client for what the tests set up through the API."""
+
+    port: int
+    organizer: str = ORGANIZER
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def raw(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        token: str | None = None,
+        data: bytes | None = None,
+        content_type: str = "application/json",
+    ) -> tuple[int, bytes]:
+        headers = {"Content-Type": content_type}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        payload = data if data is not None else None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            self.url + path, data=payload, method=method, headers=headers
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def call(
+        self, method: str, path: str, body: Any = None, *, token: str | None = None
+    ) -> tuple[int, Any]:
+        status, raw = self.raw(method, path, body, token=token)
+        return status, json.loads(raw) if raw else None
+
+    def ok(self, method: str, path: str, body: Any = None, *, token: str | None = None) -> Any:
+        status, answer = self.call(method, path, body, token=token)
+        assert 200 <= status < 300, (method, path, status, answer)
+        return answer
+
+    def play_first(self, game_id: str, token: str, *, wait: int = 10) -> Any:
+        """Post the seat's first legal action (with ``?wait=`` for any draw it causes)."""
+        legal = self.ok("GET", f"/v1/games/{game_id}/legal-actions", token=token)
+        body = {
+            "action": legal["actions"][0],
+            "expected_version": legal["version"],
+            "command_id": f"t-{legal['version']}",
+        }
+        return self.ok("POST", f"/v1/games/{game_id}/actions?wait={wait}", body, token=token)
+
+    def play_out(self, game_id: str, tokens: list[str]) -> Any:
+        """Play the game to its end, each seat to act posting its first legal action."""
+        while (view := self.ok("GET", f"/v1/games/{game_id}"))["status"] != "over":
+            assert view["to_act"], view  # every draw was awaited by the ?wait= that caused it
+            self.play_first(game_id, tokens[view["to_act"][0]])
+        return view
+
+
+@pytest.fixture(scope="session")
+def floe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Floe]:
+    env = {
+        "FLOE_BOT_GAMES_PER_CREATOR": "0",
+        "FLOE_LIVE_GAMES_PER_CREATOR": "0",
+        "FLOE_ORGANIZER_TOKEN": ORGANIZER,
+        "FLOE_JOB_WORKERS": "2",
+    }
+    with floe_run(tmp_path_factory.mktemp("floe-web"), env) as run:
+        yield Floe(run.port)
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    assert CHROMIUM.exists(), (
+        f"the browser tests need Chromium at {CHROMIUM}: `make test` installs Debian's "
+        "`chromium` package (apt-get install -y chromium)"
+    )
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+    yield browser
+    browser.close()
+
+
+@dataclass
+class Contexts:
+    """New browser contexts (each a separate browser: its own localStorage), offline but
+    for Floe: every request elsewhere is refused and recorded in ``offsite``."""
+
+    browser: Browser
+    floe: Floe
+    opened: list[BrowserContext] = field(default_factory=list)
+    offsite: list[str] = field(default_factory=list)
+
+    def new(self, viewport: dict[str, int] | None = None) -> BrowserContext:
+        context = self.browser.new_context(viewport=viewport or DESKTOP)  # type: ignore[arg-type]
+        context.set_default_timeout(EXPECT_MS)
+        here = re.compile(rf"^{re.escape(self.floe.url)}/")
+
+        def elsewhere(route: Route) -> None:
+            self.offsite.append(route.request.url)
+            route.abort()
+
+        context.route(lambda url: not here.match(url), elsewhere)
+        self.opened.append(context)
+        return context
+
+    def page(self, viewport: dict[str, int] | None = None) -> Page:
+        return self.new(viewport).new_page()
+
+
+@pytest.fixture
+def contexts(browser: Browser, floe: Floe) -> Iterator[Contexts]:
+    made = Contexts(browser, floe)
+    yield made
+    for context in made.opened:
+        context.close()
+    assert made.offsite == [], "a page asked for something from another host"
+
+
+@pytest.fixture(autouse=True)
+def _expect_timeout() -> None:
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_MS)
