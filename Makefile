@@ -31,7 +31,7 @@ PIP_COMPILE := CUSTOM_COMPILE_COMMAND='make lock' $(BIN)/python -m piptools comp
 LINT_PATHS := $(wildcard domain service replay bench tests)
 
 .DELETE_ON_ERROR:
-.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full clean chromium
+.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament clean chromium
 
 # The runtime only (what `make run` needs); install-dev adds every development tool.
 .venv install: $(RUN_STAMP)
@@ -95,6 +95,11 @@ bench-ai: $(DEV_STAMP)
 
 bench-ai-full: $(DEV_STAMP)
 	$(BIN)/python -m bench.ai --full --resume $(BENCH_AI_ARGS)
+
+# A 64-bot swiss on 1, 2 and 4 job workers, each a fresh `floe run` (about 5 minutes; also
+# `make bench BENCH_ARGS='--only g'`). e.g. BENCH_TOURNAMENT_ARGS='--players 16 --workers 1,2'
+bench-tournament: $(DEV_STAMP)
+	$(BIN)/python -m bench.tournament $(BENCH_TOURNAMENT_ARGS)
 
 clean:
 	rm -rf $(VENV) .floe-data

@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import dice, folding, latency, memory, policy, throughput, verifying
+from bench import dice, folding, latency, memory, policy, throughput, tournament, verifying
 from bench.report import Report, git_state, load_average, machine, table
 from bench.stack import Stack
 
@@ -43,7 +43,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         description="Floe benchmarks: (a) HTTP throughput vs a bare XADD, (b) POST latency "
         "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice through the RQ "
         "workers, (e) floe replay verify over a thousand games; (f) memory: Redis bytes "
-        "per game and RSS with a bounded cache (not in the default set: --only f).",
+        "per game and RSS with a bounded cache; (g) a 64-bot swiss tournament on 1, 2 and 4 "
+        "job workers (f and g are not in the default set: --only f, --only g).",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
@@ -189,6 +190,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if "f" in args.only:
         memory.run(report, log=log)  # python -m bench.memory --help for its knobs
+
+    if "g" in args.only:  # python -m bench.tournament --help for its knobs
+        quick = args.quick  # 16 bots, 3 rounds: about a minute
+        tournament.run(report, count=16 if quick else 64, rounds=3 if quick else 6, log=log)
 
     scripts: list[list[policy.Step]] = []
     if run_a:

@@ -18,7 +18,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
@@ -30,6 +30,7 @@ from replay.verify import Verdict, verify_lines
 
 if TYPE_CHECKING:
     from replay.timeline import Timeline
+    from replay.tournament import TournamentVerdict
 
 #: The exit code when stdout is a pipe nobody reads any more.
 PIPE_CLOSED = 141
@@ -41,6 +42,13 @@ output:
   "N ok, N incomplete, N failed". With --json, one JSON object per game and line, with
   the keys file (null for a game id), game_id (null when the log holds none), status,
   events, version and reason (null unless failed), and no summary line.
+
+tournaments:
+  a file whose first line is {"tournament": {...}} is a tournament export, audited as a
+  whole: a line per game (round, table, game id, verdict), the standings recomputed from
+  the verified games, every problem found, then one verdict for the tournament (counted
+  once in the summary). With --json, one object for it: file, tournament_id, status,
+  reason, rounds, planned_rounds, games, problems, unchecked and standings.
 
 progress:
   "verified N/M" goes to stderr, never to stdout: redrawn in place when stderr is a
@@ -140,17 +148,28 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
             args.output.write_text(text, encoding="utf-8")
         return 0
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    verdicts = verify_all(args.games, jobs=args.jobs, progress=progress, open_store=open_store)
     from replay.timeline import printable
+    from replay.tournament import audit_file, is_tournament_file
 
-    for verdict in verdicts:
-        print(json.dumps(verdict.to_json()) if args.json else printable(str(verdict)))
+    sets = {n for n in args.games if source.is_file(n) and is_tournament_file(n)}
+    games = [n for n in args.games if n not in sets]
+    found = iter(verify_all(games, jobs=args.jobs, progress=progress, open_store=open_store))
+    verdicts: list[Verdict | TournamentVerdict] = []
+    for name in args.games:  # in the order named; a tournament export is audited as a whole
+        verdict = audit_file(name) if name in sets else next(found)
+        verdicts.append(verdict)
+        if args.json:
+            print(json.dumps(verdict.to_json()))
+        elif isinstance(verdict, Verdict):
+            print(printable(str(verdict)))
+        else:
+            print("\n".join(map(printable, verdict.report())))
     if not args.json:
         print(summary(verdicts))
     return 0 if all(v.status == "ok" for v in verdicts) else 1
 
 
-def summary(verdicts: list[Verdict]) -> str:
+def summary(verdicts: Sequence[Verdict | TournamentVerdict]) -> str:
     """``N ok, N incomplete, N failed``."""
     counts = {status: 0 for status in ("ok", "incomplete", "failed")}
     for verdict in verdicts:

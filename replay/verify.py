@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from domain.engine import play, rng
+from domain.engine.canonical import canonical_json
 from domain.engine.errors import GameError
 from domain.engine.log import GENESIS_HASH, event_hash, event_of
 from domain.engine.types import (
@@ -205,7 +206,7 @@ def _check_event(
     """The state after ``stored`` and what the rules owe next, if the rules agree with it."""
     version, event = stored["version"], event_of(stored)
     if owed:
-        if event != owed[0]:
+        if not same_event(event, owed[0]):
             raise Broken(version, f"the rules call for {owed[0].type} here, not {event.type}")
         owed = owed[1:]
     elif event.type == SEED_REVEALED:
@@ -316,7 +317,7 @@ def _check_action(rules: Any, state: GameState[Any], stored: Mapping[str, Any]) 
     except GameError as error:
         reason = f"illegal {stored['type']} by seat {stored['actor']}: {error.code}"
         raise Broken(version, reason) from None
-    if decided[0] != event_of(stored):
+    if not same_event(decided[0], event_of(stored)):
         raise Broken(version, "the action is not written as the rules write it")
     return decided
 
@@ -329,13 +330,13 @@ def _check_draw(
     if draw is None:
         raise Broken(version, "a random event where the game awaits no draw")
     expected = {"label": draw.label, "kind": draw.kind, "n": draw.n}
-    if not isinstance(data, dict) or {k: data.get(k) for k in expected} != expected:
+    if not isinstance(data, dict) or not same_json({k: data.get(k) for k in expected}, expected):
         raise Broken(version, f"the game awaits {expected}, not this draw")
     if set(data) != {*expected, "outcome"}:
         raise Broken(version, "a random event's data is exactly label, kind, n and outcome")
     if seed is not None:
         outcome = rng.draw(seed, stored["game_id"], version, draw.label, draw.kind, draw.n)
-        if outcome != data["outcome"]:
+        if not same_json(outcome, data["outcome"]):
             raise Broken(version, f"the {draw.label} outcome does not follow from the seed")
     elif not _well_formed(draw.kind, draw.n, data["outcome"]):
         raise Broken(version, f"the {draw.label} outcome is not a possible {draw.kind}")
@@ -362,3 +363,13 @@ def _game_id(events: list[Any]) -> str | None:
     if events and isinstance(events[0], dict) and isinstance(events[0].get("game_id"), str):
         return str(events[0]["game_id"])
     return None
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON, not merely as Python values: ``true`` is not ``1``, nor ``1.0`` ``1``
+    (Python's ``==`` says they are, and a forged log could lean on it)."""
+    return canonical_json(a) == canonical_json(b)
+
+
+def same_event(a: Event, b: Event) -> bool:
+    return same_json([a.type, a.actor, dict(a.data)], [b.type, b.actor, dict(b.data)])

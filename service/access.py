@@ -1,12 +1,18 @@
 """Who is asking, and what they may do: bearer tokens resolved to a viewer.
 
-A viewer is a seat of one game, the organizer, or an anonymous spectator. A malformed or
-unknown token is 401 wherever it is sent; a seat token used on another game is 403.
+A viewer is a seat of one game, a tournament player (a seat in each of their tournament's
+games), the organizer, or an anonymous spectator. A malformed or unknown token is 401 wherever
+it is sent; a seat token used on another game is 403.
+
+Both kinds of seat token read ``<id>.<number>.<secret>``: a game's id and a seat, or a
+tournament's id and a player. The id says which: a game's is looked up first, then a
+tournament's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from service import tokens
 from service.catalog import Catalog
@@ -15,17 +21,26 @@ from service.errors import Unauthenticated, not_a_seat
 
 @dataclass(frozen=True, slots=True)
 class Viewer:
-    seat: int | None = None
-    game_id: str | None = None
+    #: ``(game id, seat)`` for every game the token seats its holder at.
+    seats: tuple[tuple[str, int], ...] = ()
     organizer: bool = False
+    #: ``(tournament id, player)`` for a tournament player's token.
+    tournament: tuple[str, int] | None = None
+
+    @classmethod
+    def of_seat(cls, game_id: str, seat: int) -> Viewer:
+        return cls(seats=((game_id, seat),))
 
     @property
     def anonymous(self) -> bool:
-        return self.game_id is None and not self.organizer
+        return not self.seats and self.tournament is None and not self.organizer
 
     def seat_in(self, game_id: str) -> int | None:
         """The viewer's seat in ``game_id``; None for a spectator or the organizer."""
-        return self.seat if self.game_id == game_id else None
+        for seated_at, seat in self.seats:
+            if seated_at == game_id:
+                return seat
+        return None
 
     def require_token(self) -> None:
         """401 for an anonymous caller where a token is needed."""
@@ -41,7 +56,8 @@ class Viewer:
 
     def reader_seat(self, game_id: str) -> int | None:
         """The seat whose view a reader gets (None: spectator); another game's seat is 403."""
-        if self.game_id is not None and self.game_id != game_id:
+        seated = self.seats or self.tournament is not None
+        if seated and self.seat_in(game_id) is None:
             raise not_a_seat()
         return self.seat_in(game_id)
 
@@ -49,7 +65,16 @@ class Viewer:
 SPECTATOR = Viewer()
 
 
-def resolve(authorization: str | None, catalog: Catalog, organizer_token: str | None) -> Viewer:
+class TournamentTokens(Protocol):
+    def player_seats(self, tournament_id: str, player: int, token: str) -> Viewer | None: ...
+
+
+def resolve(
+    authorization: str | None,
+    catalog: Catalog,
+    organizer_token: str | None,
+    tournaments: TournamentTokens | None = None,
+) -> Viewer:
     """The viewer an ``Authorization`` header names: none is a spectator, a bad one is 401."""
     if authorization is None:
         return SPECTATOR
@@ -60,10 +85,23 @@ def resolve(authorization: str | None, catalog: Catalog, organizer_token: str | 
     if tokens.is_organizer(token, organizer_token):
         return Viewer(organizer=True)
     claim = tokens.parse_claim(token)
-    meta = catalog.find(claim.game_id) if claim else None
-    if claim is None or meta is None or claim.seat >= len(meta.token_hashes):
-        raise Unauthenticated("unknown_token", "this token belongs to no seat")
+    if claim is None:
+        raise _unknown()
+    meta = catalog.find(claim.game_id)
+    if meta is None:
+        player = None
+        if tournaments is not None:
+            player = tournaments.player_seats(claim.game_id, claim.seat, token)
+        if player is None:
+            raise _unknown()
+        return player
+    if claim.seat >= len(meta.token_hashes):
+        raise _unknown()
     stored = meta.token_hashes[claim.seat]
     if stored is None or not tokens.matches(token, stored):
-        raise Unauthenticated("unknown_token", "this token belongs to no seat")
-    return Viewer(seat=claim.seat, game_id=claim.game_id)
+        raise _unknown()
+    return Viewer.of_seat(claim.game_id, claim.seat)
+
+
+def _unknown() -> Unauthenticated:
+    return Unauthenticated("unknown_token", "this token belongs to no seat")

@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from rq.timeouts import JobTimeoutException
 
@@ -50,6 +50,16 @@ class JobHooks:
     bot_decided: Callable[[str], None] = _nothing
     #: A bot job after its move is appended, before the job finishes.
     bot_written: Callable[[str], None] = _nothing
+    #: A tournament job (a game of it ended), before the tournament advances.
+    before_tournament: Callable[[str], None] = _nothing
+
+
+class TournamentRunner(Protocol):
+    """What the worker asks of the tournaments (``service.tournaments.Tournaments``)."""
+
+    def game_over(self, game_id: str) -> None: ...
+
+    def advance_running(self) -> None: ...
 
 
 #: Why a bot's move failed: it ran out of time, or its policy raised (a bug).
@@ -89,8 +99,10 @@ class Automation:
         *,
         bot_move_seconds: float | None = None,
         monotonic: Callable[[], float] = time.monotonic,
+        tournaments: TournamentRunner | None = None,
     ) -> None:
         self._repository = repository
+        self._tournaments = tournaments
         self._jobs = jobs
         self._policies = policies
         self._hooks = hooks or JobHooks()
@@ -122,6 +134,20 @@ class Automation:
             version = result.state.version
             head = Head(result.state, result.events[-1].hash)
         return made
+
+    def tournament_game_over(self, game_id: str, version: int) -> bool:
+        """A tournament game ended at ``version``: its tournament takes note and, once the
+        round is over, makes the next (idempotent: ``Tournaments.advance``)."""
+        if self._tournaments is None:
+            return False
+        self._hooks.before_tournament(game_id)
+        self._tournaments.game_over(game_id)
+        return True
+
+    def advance_tournaments(self) -> None:
+        """Advance every running tournament that can (the sweeper's part)."""
+        if self._tournaments is not None:
+            self._tournaments.advance_running()
 
     def play_bot(self, game_id: str, version: int) -> bool:
         """Make the move of the bot seat to act at ``version``; False when stale, or when

@@ -16,6 +16,7 @@ from domain.ai import POLICIES
 from domain.ai.policy import Policy
 from domain.games import load_game_module
 from service.access import Viewer, resolve
+from service.appends import AppendSignals
 from service.automation import Automation, JobHooks
 from service.clock import Clock, utc_now
 from service.commands import GameCommands
@@ -30,6 +31,8 @@ from service.settings import Settings
 from service.store import RedisEventStore
 from service.table_store import TableStore
 from service.tables import TableLimits, Tables
+from service.tournament_store import TournamentStore
+from service.tournaments import Tournaments
 
 #: Seconds a command may queue for a pooled Redis connection before it gives up (503).
 REDIS_POOL_TIMEOUT = 10
@@ -47,12 +50,21 @@ class Floe:
     automation: Automation
     jobs: JobQueue
     tables: Tables
+    tournaments: Tournaments
+    #: The process's one subscription to appends (and tournaments' changes).
+    signals: AppendSignals
     rate_limiter: RateLimiter
     long_requests: LongRequestSlots
 
     def viewer(self, authorization: str | None) -> Viewer:
-        """Who an ``Authorization`` header names: a seat, the organizer or a spectator."""
-        return resolve(authorization, self.repository.catalog, self.settings.organizer_token)
+        """Who an ``Authorization`` header names: a seat, a tournament player, the organizer
+        or a spectator."""
+        return resolve(
+            authorization,
+            self.repository.catalog,
+            self.settings.organizer_token,
+            self.tournaments,
+        )
 
 
 def connect(settings: Settings) -> redis.Redis:
@@ -92,7 +104,10 @@ def build(
     settings = settings or Settings.from_env()
     load_games(settings.game_modules)
     client = redis_client or connect(settings)
-    repository = GameRepository(RedisEventStore(client), clock, cache_bytes=settings.cache_bytes)
+    signals = AppendSignals(client)
+    repository = GameRepository(
+        RedisEventStore(client, signals), clock, cache_bytes=settings.cache_bytes
+    )
     queue = jobs or RqJobQueue(client, bot_move_seconds=settings.bot_move_seconds)
     limits = Limits(
         per_token=settings.rate_limit_per_token,
@@ -111,6 +126,7 @@ def build(
         ttl_seconds=settings.table_ttl_seconds,
         open_per_creator=settings.open_tables_per_creator,
     )
+    tournaments = Tournaments(TournamentStore(client), commands, repository, clock)
     return Floe(
         settings=settings,
         redis=client,
@@ -118,8 +134,15 @@ def build(
         commands=commands,
         tables=Tables(TableStore(client), commands, quotas, clock, table_limits),
         queries=GameQueries(repository),
+        tournaments=tournaments,
+        signals=signals,
         automation=Automation(
-            repository, queue, policies, hooks, bot_move_seconds=settings.bot_move_seconds
+            repository,
+            queue,
+            policies,
+            hooks,
+            bot_move_seconds=settings.bot_move_seconds,
+            tournaments=tournaments,
         ),
         jobs=queue,
         rate_limiter=RateLimiter(client, limits, clock),

@@ -23,7 +23,7 @@ from domain.engine.errors import GameError
 from domain.engine.game import Game
 from domain.engine.log import StoredEvent
 from domain.engine.rng import seed_commitment
-from domain.engine.types import JSON, SYSTEM, GameCreated, GameState, SeatInfo
+from domain.engine.types import JSON, SYSTEM, GameCreated, GameState, SeatInfo, TournamentSlot
 from domain.games import GAMES
 from service import tokens
 from service.access import Viewer
@@ -60,6 +60,8 @@ class CreateGame:
     #: Who creates it, for the per-creator quotas (the API passes the client address);
     #: None counts against no quota (the organizer never does).
     creator: str | None = None
+    #: The tournament slot a tournament's game fills (written into its first event).
+    tournament: TournamentSlot | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,12 +149,18 @@ def set_up(
     players: Sequence[NewPlayer],
     options: Mapping[str, Any],
     seed: bytes,
+    tournament: TournamentSlot | None = None,
 ) -> tuple[GameCreated, GameState[Any]]:
     """Event 1 of a new game and the state it sets up (``InvalidSetup``, a 400, for options
     the game cannot use)."""
     seats = tuple(SeatInfo(i, p.name, p.bot) for i, p in enumerate(players))
     created = GameCreated(
-        game.name, game.rules.rules_version, dict(options), seats, seed_commitment(seed)
+        game.name,
+        game.rules.rules_version,
+        dict(options),
+        seats,
+        seed_commitment(seed),
+        tournament,
     )
     return created, play.new_game(game.rules, game_id, created)
 
@@ -191,8 +199,9 @@ class GameCommands:
         *,
         creator: str | None = None,
     ) -> Created:
-        """Create the game a table gathered: its id and every seat's token were chosen when
-        the table handed them out (so ``Created`` carries no token: each holder has theirs).
+        """Create the game a table (or a tournament) gathered: its id and every seat's token
+        were chosen when they were handed out (so ``Created`` carries no token: each holder
+        has theirs).
         ``creator``'s quotas are taken here (None: the table took them when its last seat
         filled); creating the same table's game twice is ``GameExists``."""
         game = hosted(command.game)
@@ -214,7 +223,7 @@ class GameCommands:
         rules = game.rules
         players = command.players
         seed = bytes.fromhex(command.seed_hex) if command.seed_hex else secrets.token_bytes(32)
-        created, state = set_up(game, game_id, players, command.options, seed)
+        created, state = set_up(game, game_id, players, command.options, seed, command.tournament)
         seats = created.seats
         meta = GameMeta(game_id, game.name, self._repository.clock(), seats, token_hashes)
         # Last of the checks (429), once the request is known to be good; nothing written yet.

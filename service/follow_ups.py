@@ -1,7 +1,8 @@
 """What a game waits for when no person is to act, and the queue that gets it done.
 
 After every append the game may wait on a worker: for a random draw (nobody may act until it
-is recorded) or for a bot seat's move. ``next_job`` says which, from the state alone, so the
+is recorded), for a bot seat's move, or, once a tournament's game is over, for its tournament
+to advance. ``next_job`` says which, from the state alone, so the
 API, the worker and the sweeper always agree; a ``JobQueue`` carries the job to a worker.
 """
 
@@ -14,7 +15,7 @@ from domain.engine.game import Game
 from domain.engine.types import GameState
 from service.repository import AWAITING_RANDOM
 
-JobKind = Literal["draw", "bot"]
+JobKind = Literal["draw", "bot", "tournament"]
 
 
 class JobQueue(Protocol):
@@ -35,7 +36,11 @@ def enqueue_next(
 
 
 def next_job(game: Game[Any], state: GameState[Any], status: str) -> JobKind | None:
-    """The job the game waits for at ``state`` (whose status is ``status``), if any."""
+    """The job the game waits for at ``state`` (whose status is ``status``), if any: a
+    tournament game that ended waits for its tournament to take note (and maybe start the
+    next round)."""
+    if status == "over":
+        return "tournament" if state.created.tournament is not None else None
     if status == AWAITING_RANDOM:
         return "draw"
     if status == "active" and bot_to_move(game, state) is not None:

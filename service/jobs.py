@@ -30,7 +30,13 @@ from service.automation import Automation
 from service.follow_ups import JobKind
 
 #: One queue per kind; a worker listens to ``WORKER_QUEUES`` in this order.
-QUEUE_NAMES: dict[JobKind, str] = {"draw": "floe:draws", "bot": "floe:bots"}
+#: A tournament's advance (a finished game's round may start the next) is quick and people
+#: wait for it, so it shares the draws' queue.
+QUEUE_NAMES: dict[JobKind, str] = {
+    "draw": "floe:draws",
+    "bot": "floe:bots",
+    "tournament": "floe:draws",
+}
 #: The single queue of earlier versions, listened to last so jobs left in it still run.
 LEGACY_QUEUE_NAME = "floe"
 WORKER_QUEUES: tuple[str, ...] = (QUEUE_NAMES["draw"], QUEUE_NAMES["bot"], LEGACY_QUEUE_NAME)
@@ -38,6 +44,7 @@ WORKER_QUEUES: tuple[str, ...] = (QUEUE_NAMES["draw"], QUEUE_NAMES["bot"], LEGAC
 JOB_FUNCTIONS: dict[JobKind, str] = {
     "draw": "service.jobs.draw_random",
     "bot": "service.jobs.bot_turn",
+    "tournament": "service.jobs.tournament_game_over",
 }
 #: A bot job's RQ timeout, beyond the bot's own bound (``Settings.bot_move_seconds``): the
 #: search stops itself first, so RQ's timeout is only a net for code that never checks.
@@ -74,6 +81,7 @@ class RqJobQueue:
         #: Per kind; None keeps RQ's default (180 s) for draws.
         self._timeouts: dict[JobKind, int | None] = {
             "draw": None,
+            "tournament": None,
             "bot": math.ceil(bot_move_seconds) + BOT_JOB_MARGIN_SECONDS,
         }
 
@@ -143,3 +151,8 @@ def draw_random(game_id: str, version: int) -> int:
 def bot_turn(game_id: str, version: int) -> bool:
     """RQ job: the move of the bot seat to act at ``version`` (nothing, if stale)."""
     return _installed().play_bot(game_id, version)
+
+
+def tournament_game_over(game_id: str, version: int) -> bool:
+    """RQ job: tournament game ``game_id`` ended at ``version``; advance its tournament."""
+    return _installed().tournament_game_over(game_id, version)

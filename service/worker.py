@@ -13,7 +13,9 @@ A lost job is found again by the sweeper. One sweeper sweeps at a time, whicheve
 holds the Redis lock ``floe:sweeper:lock`` (``SET NX PX``, renewed by its holder, taken over
 by another worker once it expires). A sweep re-enqueues a job still waited for across two of
 its sweeps only when RQ no longer holds it (``RqJobQueue.enqueue`` checks), so it never
-piles copies of a job id onto a queue. A bot move that failed (out of time, or a bug) is not
+piles copies of a job id onto a queue. Each sweep also advances every running tournament
+whose round is over (idempotent), so a job lost with its worker never leaves one stuck. A
+bot move that failed (out of time, or a bug) is not
 lost: the sweeper leaves it alone, and each worker retries it once, when it starts.
 """
 
@@ -81,6 +83,7 @@ class Sweeper:
         for queue in jobs.worker_queues(self._client):
             # RQ's own cleanup: jobs whose started entry expired move to failed.
             StartedJobRegistry(queue=queue).cleanup()
+        self._automation.advance_tournaments()
         pending = set(self._automation.waiting_jobs())
         stuck = sorted(pending & self._seen)
         enqueued = []

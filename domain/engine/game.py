@@ -174,6 +174,9 @@ class Game(Generic[B]):
     bot: BotKit[B]
     text: TextPicture
     svg: SvgPicture
+    #: Whether players play against each other (a tournament ranks them); False for a
+    #: co-operative game, where the table wins or loses together.
+    competitive: bool = True
 
     @property
     def name(self) -> str:

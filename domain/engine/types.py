@@ -46,23 +46,52 @@ class SeatInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentSlot:
+    """Where a tournament game sits: its tournament, round and table (both from 1)."""
+
+    id: str
+    round: int
+    table: int
+
+    def to_json(self) -> JSON:
+        return {"id": self.id, "round": self.round, "table": self.table}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TournamentSlot:
+        if not isinstance(data, Mapping):
+            raise TypeError("tournament is not an object")
+        round_, table = data["round"], data["table"]
+        if not isinstance(round_, int) or not isinstance(table, int):
+            raise TypeError("tournament round and table are integers")
+        return cls(id=str(data["id"]), round=round_, table=table)
+
+
+@dataclass(frozen=True, slots=True)
 class GameCreated:
-    """The data of event 1, which pins everything a fold needs to start."""
+    """The data of event 1, which pins everything a fold needs to start.
+
+    ``tournament`` is set only for a game a tournament made, and written only then, so every
+    other game's first event is exactly what it always was.
+    """
 
     game: str
     rules_version: str
     options: Mapping[str, Any]
     seats: tuple[SeatInfo, ...]
     seed_commitment: str
+    tournament: TournamentSlot | None = None
 
     def to_json(self) -> JSON:
-        return {
+        out: JSON = {
             "game": self.game,
             "rules_version": self.rules_version,
             "options": dict(self.options),
             "seats": [s.to_json() for s in self.seats],
             "seed_commitment": self.seed_commitment,
         }
+        if self.tournament is not None:
+            out["tournament"] = self.tournament.to_json()
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GameCreated:
@@ -75,6 +104,9 @@ class GameCreated:
                 for s in data["seats"]
             ),
             seed_commitment=str(data["seed_commitment"]),
+            tournament=(
+                TournamentSlot.from_json(data["tournament"]) if "tournament" in data else None
+            ),
         )
 
 

@@ -9,54 +9,24 @@ with where it is; an empty list means the tournament followed its rules.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
 
-from domain.tournament.rounds import Round, round_robin, swiss_round
-from domain.tournament.standings import GameResult, Standing, points_of, standings
-
-Format = Literal["round_robin", "swiss"]
+from domain.tournament.plan import Plan, PlayedRound
+from domain.tournament.rounds import Round
+from domain.tournament.standings import Standing, standings
 
 
-@dataclass(frozen=True, slots=True)
-class PlayedRound:
-    """A round as it was played: its tables and byes, and each table's winning seats."""
-
-    round: Round
-    winners: tuple[tuple[int, ...], ...]
-
-    def results(self) -> list[GameResult]:
-        return [
-            GameResult(table.players, won)
-            for table, won in zip(self.round.tables, self.winners, strict=True)
-        ]
-
-
-def pairing_problems(
-    format: Format, players: int, table_size: int, played: Sequence[PlayedRound]
-) -> list[str]:
-    """Where the rounds' tables or byes differ from what the format makes of the results."""
+def pairing_problems(plan: Plan, played: Sequence[PlayedRound]) -> list[str]:
+    """Where the rounds' tables or byes differ from what the plan makes of the results."""
     problems: list[str] = []
-    schedule = round_robin(players) if format == "round_robin" else None
-    results: list[GameResult] = []
-    byes: list[int] = []
-    tables: list[frozenset[int]] = []
     for number, this in enumerate(played, start=1):
-        if schedule is not None:
-            if number > len(schedule):
-                problems.append(f"round {number}: a round robin of {players} has no such round")
-                break
-            expected = schedule[number - 1]
-        else:
-            points = points_of(players, results, byes)
-            expected = swiss_round(players, table_size, points, tables, byes)
+        if number > plan.rounds:
+            problems.append(f"round {number}: the tournament has {plan.rounds} rounds")
+            break
+        expected = plan.next_round(played[: number - 1])
         if this.round != expected:
             problems.append(
                 f"round {number}: tables {_show(this.round)} are not the format's {_show(expected)}"
             )
-        results += this.results()
-        byes += this.round.byes
-        tables += [frozenset(t.players) for t in this.round.tables]
     return problems
 
 
@@ -86,6 +56,6 @@ def _show(round_: Round) -> str:
 
 def _row(standing: Standing) -> str:
     return (
-        f"{standing.name} (player {standing.player}) {standing.points} points, "
+        f"{standing.name} (player {standing.player}) with points {standing.points} and "
         f"Buchholz {standing.buchholz}"
     )

@@ -16,6 +16,7 @@ from service.api.pages import pages
 from service.api.replays import replays
 from service.api.routes import v1
 from service.api.tables import tables_v1
+from service.api.tournaments import tournaments_v1
 from service.bootstrap import Floe, build
 from service.clock import Clock, utc_now
 from service.settings import Settings
@@ -45,6 +46,7 @@ def create_app(
 
     app.register_blueprint(v1)
     app.register_blueprint(tables_v1)
+    app.register_blueprint(tournaments_v1)
     app.register_blueprint(docs)
     app.register_blueprint(replays)
     app.register_blueprint(pages)

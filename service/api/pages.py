@@ -4,6 +4,7 @@
 - ``GET /games/<id>``: one game, live; a browser holding a seat's token plays it.
 - ``GET /games/<id>/replay``: every version of a game, stepped with the keys or a slider.
 - ``GET /replay``: upload an export file, see its verdict and step through it.
+- ``GET /tournaments/<id>``: one tournament (standings, rounds, games), live.
 - ``GET /web/<file>``: the pages' CSS and JavaScript modules.
 
 The pages are fixed templates and files (``service/web``): the HTML is the same for every game
@@ -11,14 +12,24 @@ and viewer, and everything they show comes from the public API under ``/v1``, ca
 browser with the viewer's own token (if any). So no page carries anything the API would not give
 that viewer, and none of these routes touches the store: like ``/docs``, they are outside
 ``/v1``, not rate limited, not in ``openapi.yaml``. docs/web.md describes them.
+
+The one exception is the tournament page: it arrives rendered from ``Tournaments.get`` (the
+very document ``GET /v1/tournaments/{id}`` gives anyone, so it still shows nothing the API
+would not), readable without JavaScript; its script then follows the tournament's stream.
+Since it reads the store, it counts against the address's rate limit like a ``/v1`` request.
 """
 
 from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, send_from_directory
+from flask import Blueprint, Response, abort, render_template, request, send_from_directory
+
+from service.api.http import current_floe
+from service.api.tournaments import TOURNAMENT_ID
+from service.errors import NotFound
 
 WEB_DIR = Path(str(files("service.web")))
 TEMPLATES = WEB_DIR / "templates"
@@ -38,9 +49,9 @@ POLICY = (
 ID_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
 
 
-def _page(name: str) -> Response:
+def _page(name: str, **context: Any) -> Response:
     """A page: its template (which extends ``base.html``, the frame every page shares)."""
-    response = Response(render_template(name), mimetype="text/html")
+    response = Response(render_template(name, **context), mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["Content-Security-Policy"] = POLICY
     response.headers["X-Content-Type-Options"] = "nosniff"
@@ -73,6 +84,20 @@ def game_replay(game_id: str) -> Response:
 @pages.get("/replay")
 def upload() -> Response:
     return _page("upload.html")
+
+
+@pages.get("/tournaments/<tournament_id>")
+def tournament(tournament_id: str) -> Response:
+    """Rendered from the store (see above); 404 for a malformed id before any store is read."""
+    if TOURNAMENT_ID.fullmatch(tournament_id) is None:
+        abort(404)
+    floe = current_floe()
+    floe.rate_limiter.check(request.remote_addr, request.headers.get("Authorization"))
+    try:
+        document = floe.tournaments.get(tournament_id)
+    except NotFound:
+        abort(404)
+    return _page("tournament.html", t=document)
 
 
 @pages.get("/web/<name>")

@@ -134,8 +134,13 @@ class Contexts:
     opened: list[BrowserContext] = field(default_factory=list)
     offsite: list[str] = field(default_factory=list)
 
-    def new(self, viewport: dict[str, int] | None = None) -> BrowserContext:
-        context = self.browser.new_context(viewport=viewport or DESKTOP)  # type: ignore[arg-type]
+    def new(
+        self, viewport: dict[str, int] | None = None, *, javascript: bool = True
+    ) -> BrowserContext:
+        context = self.browser.new_context(
+            viewport=viewport or DESKTOP,  # type: ignore[arg-type]
+            java_script_enabled=javascript,
+        )
         context.set_default_timeout(EXPECT_MS)
         here = re.compile(rf"^{re.escape(self.floe.url)}/")
 
@@ -147,8 +152,8 @@ class Contexts:
         self.opened.append(context)
         return context
 
-    def page(self, viewport: dict[str, int] | None = None) -> Page:
-        return self.new(viewport).new_page()
+    def page(self, viewport: dict[str, int] | None = None, *, javascript: bool = True) -> Page:
+        return self.new(viewport, javascript=javascript).new_page()
 
 
 @pytest.fixture

@@ -1,9 +1,10 @@
 """Screenshots of every page, for docs/web.md: ``python -m tests.browser.screenshots``.
 
 Starts a real ``floe run``, sets the scene through the API (an open table, a game in play seen
-by one of its seats, a finished game), then photographs the lobby, the game page, a replay
-and ``/replay`` with a verdict, at desktop (1280x800) and phone (390x844) size, into
-``docs/screenshots/`` (or the directory given).
+by one of its seats, a finished game, a tournament of bots), then photographs the lobby, the
+game page, a replay, ``/replay`` with a verdict and the tournament once it is finished, at
+desktop (1280x800) and phone (390x844) size, into ``docs/screenshots/`` (or the directory
+given).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from tests.browser.conftest import CHROMIUM, DESKTOP, ORGANIZER, PHONE, Floe
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
+#: The tournament's players, all bots.
+BOTS = ("Ada", "Bo", "Cy", "Di", "Ed")
 
 
 def scene(floe: Floe, export_to: Path) -> dict[str, str]:
@@ -46,10 +49,14 @@ def scene(floe: Floe, export_to: Path) -> dict[str, str]:
     export_to.write_bytes(export)
     view = floe.ok("GET", f"/v1/games/{live['id']}")
     seat = view["to_act"][0]
+    bots = [{"name": name, "bot": ("random", "greedy")[i % 2]} for i, name in enumerate(BOTS)]
+    tournament = {"game": "iceberg", "format": "swiss", "rounds": 2, "players": bots}
+    swiss = floe.ok("POST", "/v1/tournaments", tournament, token=floe.organizer)
     return {
         "lobby": "/",
         "game": f"/games/{live['id']}#token={tokens[seat]}",
         "replay": f"/games/{done['id']}/replay#v=6",
+        "tournament": f"/tournaments/{swiss['id']}",
     }
 
 
@@ -59,6 +66,8 @@ def shoot(page: Page, url: str, name: str, out: Path, size: str) -> None:
         expect(page.get_by_test_id("legal-action").first).to_be_visible()
     elif name == "replay":
         expect(page.get_by_test_id("version")).to_have_text("6")
+    elif name == "tournament":
+        expect(page.get_by_test_id("status")).to_have_text("finished", timeout=90_000)
     else:
         expect(page.get_by_test_id("join").first).to_be_visible()
     page.screenshot(path=str(out / f"{name}-{size}.png"), full_page=False)

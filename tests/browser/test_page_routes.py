@@ -1,6 +1,8 @@
 """The page routes without a browser: what is served, from where, and nothing from elsewhere.
 
-These need no store: like ``/docs``, the pages are static files outside ``/v1``.
+These need no store: like ``/docs``, the pages are static files outside ``/v1``. The one page
+drawn from the store, a tournament's, is checked here only for what needs none (a malformed
+id is 404 before any store is read); test_tournament_page.py serves it for real.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ PAGES = {
     "/games/0123456789abcdef/replay": "replay",
     "/replay": "upload",
 }
+#: Pages drawn from the store (so not served without one), by the script each loads.
+STORED_PAGES = {"/tournaments/0123456789abcdef": "tournament"}
 
 
 def dead_store_client() -> object:
@@ -47,6 +51,8 @@ def test_every_page_and_asset_is_served_without_the_store_and_without_limits() -
         assert asset.status_code == 200 and asset.mimetype == kinds[Path(name).suffix], name
     for missing in ("/web/nope.js", "/web/..%2fapi.js", "/web/", "/games/a.b", "/games/"):
         assert client.get(missing).status_code == 404, missing  # type: ignore[attr-defined]
+    for malformed in ("/tournaments/0123", "/tournaments/0123456789ABCDEF", "/tournaments/"):
+        assert client.get(malformed).status_code == 404, malformed  # type: ignore[attr-defined]
 
 
 def test_the_pages_load_nothing_from_another_host() -> None:
@@ -55,7 +61,7 @@ def test_the_pages_load_nothing_from_another_host() -> None:
         "base.html",
         "_stepper.html",
     }  # shared parts
-    assert pages == {f"{s}.html" for s in PAGES.values()}
+    assert pages == {f"{s}.html" for s in [*PAGES.values(), *STORED_PAGES.values()]}
     for path in files:
         text = path.read_text(encoding="utf-8")
         urls = re.findall(r"""(?:src|href|url|import|from)\s*[=(]?\s*["']([^"']+)["']""", text)

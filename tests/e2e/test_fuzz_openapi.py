@@ -5,7 +5,9 @@ Schemathesis draws requests from the document — valid ones (positive) and ones
 and must conform to the document: a documented status code, a documented content type, a body
 that fits its schema (each SSE message too) and the documented response headers. Routes under
 a game get a real game id and real ``Authorization`` headers (seat 0, seat 1, the organizer,
-none) as well as fully generated ones.
+none) as well as fully generated ones; so do routes under a table (its host token too) and
+under a tournament (a person's tournament token too). Whatever was fuzzed, every tournament
+in the store is whole afterwards: listed, readable, and round 1's games all created.
 
 Bounded and reproducible: a few examples per operation, derandomized (the same cases on every
 run), no example database, Hypothesis' caches in a temporary directory, not the repo. ``?wait=`` is pinned to 0 — no worker runs here,
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 import schemathesis
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
@@ -86,10 +89,42 @@ def fuzz_app(redis_url: str) -> Flask:
     )
 
 
+#: The tournament every case has: a person and a bot, one game, never over (no worker runs).
+TOURNAMENT = {
+    "game": "arktia",
+    "format": "round_robin",
+    "players": [{"name": "a"}, {"name": "b", "bot": "random"}],
+}
+
+
+def assert_every_tournament_is_whole(app: Flask, redis_client: redis.Redis) -> None:
+    """No request, however refused or cut short, left part of a tournament behind."""
+    floe = app.extensions["floe"]
+    client = app.test_client()
+    listed = floe.tournaments.store.listed(offset=0, limit=100_000)
+    stored = list(redis_client.scan_iter("floe:tournament:*", count=1000))
+    assert len(stored) == len(listed), "a tournament's record outside the index"
+    for tournament_id in listed:
+        answer = client.get(f"/v1/tournaments/{tournament_id}")
+        assert answer.status_code == 200, answer.get_json()
+        document = answer.get_json()
+        tables = len(document["players"]) // document["table_size"]
+        assert len(document["seed_commitments"]) == document["planned_rounds"] * tables
+        [first] = document["rounds"]
+        assert len(first["games"]) == tables
+        assert all(game["status"] != "pending" for game in first["games"]), document["id"]
+
+
 def test_every_documented_operation_is_fuzzed() -> None:
     labels = {f"{op.method.upper()} {op.path}" for op in OPERATIONS}
-    assert len(labels) == 17 and "POST /v1/games/{game_id}/actions" in labels
+    assert len(labels) == 21 and "POST /v1/games/{game_id}/actions" in labels
     assert "POST /v1/tables/{table_id}/join" in labels
+    assert {
+        "POST /v1/tournaments",
+        "GET /v1/tournaments/{tournament_id}",
+        "GET /v1/tournaments/{tournament_id}/stream",
+        "GET /v1/tournaments/{tournament_id}/export",
+    } <= labels
     assert sum(mode is GenerationMode.NEGATIVE for mode, _ in CASES) >= 6
 
 
@@ -99,7 +134,7 @@ def test_every_documented_operation_is_fuzzed() -> None:
     ids=[f"{mode.value} {op.method.upper()} {op.path}" for mode, op in CASES],
 )
 def test_fuzzed_requests_answer_as_documented(
-    fuzz_app: Flask, operation: Any, mode: GenerationMode
+    fuzz_app: Flask, redis_client: redis.Redis, operation: Any, mode: GenerationMode
 ) -> None:
     client = fuzz_app.test_client()
     created = client.post(
@@ -109,13 +144,22 @@ def test_fuzzed_requests_answer_as_documented(
     table = client.post(
         "/v1/tables", json={"game": "arktia", "seats": [{"name": "a"}, {"open": True}]}
     ).get_json()
+    tournament = client.post(
+        "/v1/tournaments", json=TOURNAMENT, headers={"Authorization": f"Bearer {ORGANIZER}"}
+    ).get_json()
     fixed: dict[str, Any] = {}
     names = {p.name for p in operation.path_parameters}
     if names:
-        known = {"game_id": created["id"], "table_id": table["id"]}
+        known = {
+            "game_id": created["id"],
+            "table_id": table["id"],
+            "tournament_id": tournament["id"],
+        }
         fixed["path_parameters"] = {name: known[name] for name in names}
     if "table_id" in names:
         seat_tokens.append(table["host_token"])
+    if "tournament_id" in names or operation.path == "/v1/tournaments":
+        seat_tokens.append(tournament["players"][0]["token"])
     query = {"wait": 0} if any(p.name == "wait" for p in operation.query) else None
     strategies = [operation.as_strategy(mode, query=query)]
     strategies.append(operation.as_strategy(mode, query=query, **fixed))
@@ -139,3 +183,4 @@ def test_fuzzed_requests_answer_as_documented(
 
     fuzz()
     assert statuses and max(statuses) < 500, statuses
+    assert_every_tournament_is_whole(fuzz_app, redis_client)

@@ -5,10 +5,11 @@ The spec is what client authors feed their generators, so this test does what th
 proxies pointed at a closed port so it cannot reach the network) and requires a clean run:
 no schema dropped, no response left out, nothing but the "Generating" line with the
 project's generator config (``docs/openapi-python-client.yaml``), and without it only the
-two documented media-type notices. It then imports the generated package and plays a whole
-Arktia, Iceberg and Ice Breakers game through it against the API served as ``floe run``
-serves it (gunicorn, ``service.api.app:create_app()``, a real Redis), the draws made by a
-real ``floe worker``.
+documented media-type notices (the board picture and the two export files). It then imports
+the generated package and plays a whole Arktia, Iceberg and Ice Breakers game through it
+against the API served as ``floe run`` serves it (gunicorn, ``service.api.app:create_app()``,
+a real Redis), the draws made by a real ``floe worker``; and it creates, plays, reads and
+exports a tournament.
 
 Everything goes through the generated models: a game is created from ``CreateGameRequest``,
 the loop reads ``GameView.status`` and ``to_act``, picks one of ``LegalActions.actions`` (the
@@ -55,6 +56,7 @@ ORGANIZER = "generated-client-organizer-token"
 UNREADABLE_MEDIA_TYPES = {
     "GET /v1/games/{game_id}/board.svg": "image/svg+xml",
     "GET /v1/games/{game_id}/export": "application/x-ndjson",
+    "GET /v1/tournaments/{tournament_id}/export": "application/x-ndjson",
 }
 #: The keys of timestamps: the generated models read them as ``datetime`` and write them
 #: back in Python's ISO form (``+00:00`` for the wire's ``Z``), so they compare as instants.
@@ -101,8 +103,8 @@ def test_the_spec_generates_a_client_without_a_warning(tmp_path: Path) -> None:
     assert lines == [f"Generating {tmp_path / PACKAGE}"], printed
 
 
-def test_without_the_config_only_two_response_bodies_are_left_out(tmp_path: Path) -> None:
-    """What a user gets from the plain command: every schema, two bodies it cannot read."""
+def test_without_the_config_only_the_unreadable_bodies_are_left_out(tmp_path: Path) -> None:
+    """What a user gets from the plain command: every schema, three bodies it cannot read."""
     printed = generate(tmp_path, config=None)
     assert_nothing_dropped(printed)
     blocks = printed.split("WARNING parsing ")[1:]
@@ -141,6 +143,9 @@ OPERATIONS = {
     "get_events": "events",
     "export_game": "events",
     "health": "ops",
+    "create_tournament": "tournaments",
+    "get_tournament": "tournaments",
+    "export_tournament": "tournaments",
 }
 
 
@@ -400,3 +405,69 @@ def test_a_generated_client_plays_a_whole_game(
     picture = ops["get_board_picture"].sync_detailed(game_id, client=public)
     assert picture.status_code == 200 and isinstance(picture.parsed, str)
     assert "<svg" in picture.parsed
+
+
+def test_a_generated_client_creates_plays_reads_and_exports_a_tournament(
+    generated: Generated, base_url: str, worker: subprocess.Popen[bytes]
+) -> None:
+    """A round robin of Ada and a bot, one Arktia game that Ada's first move ends (turn
+    limit 1): created by the organizer, played with Ada's one tournament token, read and
+    exported by anyone once the worker has finished it."""
+    m, ops = generated.models, generated.ops
+    public = generated.client(base_url)
+    organizer = generated.client(base_url, ORGANIZER)
+    request = m.CreateTournamentRequest(
+        game=m.GameName.ARKTIA,
+        format_=m.CreateTournamentRequestFormat.ROUND_ROBIN,
+        players=[m.NewPlayer(name="Ada"), m.NewPlayer(name="Hal", bot=m.NewPlayerBotType1.RANDOM)],
+        options=m.CreateTournamentRequestOptions.from_dict({"turn_limit": 1}),
+    )
+    refused = ops["create_tournament"].sync_detailed(client=public, body=request)
+    assert typed(refused, m.Error, 401).error.code == "missing_token"
+    created = typed(
+        ops["create_tournament"].sync_detailed(client=organizer, body=request),
+        m.TournamentCreated,
+        201,
+    )
+    assert created.status == m.TournamentCreatedStatus.RUNNING and created.planned_rounds == 1
+    assert (
+        created.commitment == hashlib.sha256("".join(created.seed_commitments).encode()).hexdigest()
+    )
+    ada, hal = created.players
+    assert ada.token.startswith(f"{created.id}.0.") and hal.token is None
+    [game] = created.rounds[0].games
+    assert game.players == [0, 1], "0 + 1 is odd: the lower number sits first"
+
+    # Ada's one token is her seat in the tournament's game
+    seat = generated.client(base_url, ada.token)
+    legal = typed(ops["get_legal_actions"].sync_detailed(game.game_id, client=seat), m.LegalActions)
+    body = m.PostActionRequest(
+        action=legal.actions[0], expected_version=legal.version, command_id="ada-1"
+    )
+    answer = ops["post_action"].sync_detailed(game.game_id, client=seat, body=body, wait=10)
+    ended = typed(answer, m.ActionAccepted, 201)
+    assert [e.type_ for e in ended.events][-2:] == [
+        m.EventType.GAME_OVER,
+        m.EventType.SEED_REVEALED,
+    ]
+    events = typed(ops["get_events"].sync_detailed(game.game_id, client=public), m.EventsPage)
+    slot = roundtrip(m.TournamentSlot, events.events[0].data.to_dict()["tournament"])
+    assert (slot.id, slot.round_, slot.table) == (created.id, 1, 1)
+
+    def finished() -> bool:
+        read = ops["get_tournament"].sync_detailed(created.id, client=public)
+        return bool(typed(read, m.Tournament).status == m.TournamentStatus.FINISHED)
+
+    wait_until(finished, 60, "the worker to finish the tournament")
+    done = typed(ops["get_tournament"].sync_detailed(created.id, client=public), m.Tournament)
+    assert done.rounds[0].games[0].status == m.TournamentGameStatus.OVER
+    assert isinstance(done.rounds[0].games[0].outcome, m.Outcome)
+    assert sorted(s.player for s in done.standings) == [0, 1]
+
+    exported = ops["export_tournament"].sync_detailed(created.id, client=public)
+    assert exported.status_code == 200 and isinstance(exported.parsed, str)
+    header, *lines = [json.loads(line) for line in exported.parsed.splitlines()]
+    manifest = roundtrip(m.TournamentExportHeader, header).tournament
+    assert manifest.id == created.id and manifest.commitment == created.commitment
+    stored = [roundtrip(m.StoredEvent, line) for line in lines]
+    assert [s.to_dict() for s in stored] == [e.to_dict() for e in events.events]

@@ -343,6 +343,10 @@ def test_wrong_content_types_on_an_action_write_nothing(new_game: NewGame) -> No
         ("PUT", "/v1/games/{id}/actions", {"POST"}),
         ("POST", "/v1/games/{id}/export", {"GET"}),
         ("POST", "/v1/health", {"GET"}),
+        ("GET", "/v1/tournaments", {"POST"}),
+        ("DELETE", "/v1/tournaments/{id}", {"GET"}),
+        ("POST", "/v1/tournaments/{id}/stream", {"GET"}),
+        ("PUT", "/v1/tournaments/{id}/export", {"GET"}),
     ],
 )
 def test_wrong_methods_are_405_json_with_allow(
@@ -368,6 +372,8 @@ def test_wrong_methods_are_405_json_with_allow(
         "/v1/health/",
         "/v1/%F0%9F%A7%8A",
         "/v1/games/{id}/actions/x",
+        "/v1/tournaments/{id}/nope",
+        "/v1/tournaments/{id}/stream/x",
     ],
 )
 def test_unknown_routes_are_404_json(new_game: NewGame, path: str) -> None:
@@ -490,3 +496,104 @@ def test_a_wait_longer_than_the_socket_timeout_is_not_a_503(redis_url: str) -> N
     assert response.status_code == 201, response.get_json()
     assert response.get_json()["status"] == "awaiting_random"
     client.close()
+
+
+# ----- tournaments ---------------------------------------------------------------------------
+
+TOURNAMENT = {"game": "arktia", "format": "swiss", "rounds": 2, "players": PLAYERS}
+
+
+def tournament(**changes: Any) -> str:
+    return json.dumps({**TOURNAMENT, **changes})
+
+
+def rounds_as(raw: str) -> str:
+    """The tournament with ``rounds`` written as ``raw`` (JSON no encoder would write)."""
+    return tournament().replace('"rounds": 2', f'"rounds": {raw}')
+
+
+@pytest.mark.parametrize(
+    ("raw", "status", "code"),
+    [
+        (tournament(pad="x" * (64 * 1024)), 413, "body_too_large"),
+        ("", 400, "malformed_json"),
+        ('{"game": "arktia",}', 400, "malformed_json"),
+        (tournament(options=json.loads("[" * 40 + "]" * 40)), 400, "malformed_json"),
+        (tournament().replace('"Ada"', '"\\ud800"'), 400, "malformed_json"),
+        (rounds_as("NaN"), 400, "malformed_json"),
+        (rounds_as("1" + "0" * 5000), 400, "malformed_json"),
+        (rounds_as("1e400"), 400, "invalid_body"),
+        (rounds_as("1" + "0" * 400), 400, "invalid_body"),
+        (tournament(table_size=2**64), 400, "invalid_body"),
+        (tournament(table_size=2.0), 400, "invalid_body"),
+        (tournament(rounds=True), 400, "invalid_body"),
+        (tournament(players=[{"name": "a\u0000b"}, PLAYERS[1]]), 400, "invalid_body"),
+        (tournament(players=[{"name": "a" * 65}, PLAYERS[1]]), 400, "invalid_body"),
+        (tournament(players=[{"name": f"p{i}"} for i in range(100)]), 400, "invalid_body"),
+        ("[]", 400, "invalid_body"),
+        (tournament(players=PLAYERS * 2), 400, "invalid_tournament"),
+        (
+            tournament(rounds=99, players=[{"name": f"p{i}"} for i in range(99)]),
+            400,
+            "invalid_tournament",
+        ),
+        (tournament(options={"turn_limit": 1e300}), 400, "invalid_option"),
+    ],
+)
+def test_hostile_tournament_bodies_are_refused_and_leave_no_trace(
+    client: FlaskClient, redis_client: redis.Redis, raw: str, status: int, code: str
+) -> None:
+    headers = {**JSON, **bearer(ORGANIZER)}
+    response = client.post("/v1/tournaments", data=raw.encode("utf-8"), headers=headers)
+    refused(response, status, code)
+    if status != 413:  # the size is checked first
+        plain = {"Content-Type": "text/plain", **bearer(ORGANIZER)}
+        answer = client.post("/v1/tournaments", data=raw, headers=plain)
+        refused(answer, 415, "unsupported_media_type")
+    assert game_keys(redis_client) == set(), "no tournament, no game, not in part"
+
+
+@pytest.mark.parametrize(
+    "tournament_id", ["%00", "..", "%F0%9F%A7%8A", "x" * 300, "a.b", "%20", "0123456789ABCDEF"]
+)
+def test_odd_tournament_ids_are_404_tournament_not_found(
+    client: FlaskClient, tournament_id: str
+) -> None:
+    for suffix in ["", "/stream", "/export"]:
+        response = client.get(f"/v1/tournaments/{tournament_id}{suffix}", headers=bearer(ORGANIZER))
+        refused(response, 404, "tournament_not_found")
+
+
+def test_odd_last_event_ids_and_tokens_on_a_tournament(
+    client: FlaskClient, redis_client: redis.Redis
+) -> None:
+    created = client.post("/v1/tournaments", json=TOURNAMENT, headers=bearer(ORGANIZER))
+    assert created.status_code == 201, created.get_json()
+    body = created.get_json()
+    url = f"/v1/tournaments/{body['id']}"
+    for last in ["x", "-1", "1.5", "²", "9" * 16, "0x1"]:
+        refused(client.get(f"{url}/stream", headers={"Last-Event-ID": last}), 400, "invalid_query")
+    for authorization in [
+        "Bearer",
+        "Basic dXNlcjpwYXNz",
+        f"Bearer {body['id']}.9.x",
+        "Bearer a.b.c.d",
+    ]:
+        headers = {"Authorization": authorization}
+        for response in (
+            client.get(url, headers=headers),
+            client.post("/v1/tournaments", json=TOURNAMENT, headers=headers),
+        ):
+            error = refused(response, 401, response.get_json()["error"]["code"])["error"]
+            assert error["code"] in {"invalid_authorization", "unknown_token"}
+    # a forged secret for a real person is nobody; the real token is a person, not the organizer
+    token = body["players"][0]["token"]
+    forged = token[:-1] + ("A" if token[-1] != "A" else "B")
+    refused(client.get(url, headers=bearer(forged)), 401, "unknown_token")
+    refused(
+        client.post("/v1/tournaments", json=TOURNAMENT, headers=bearer(token)),
+        403,
+        "organizer_only",
+    )
+    refused(client.get(f"{url}/export", headers=bearer(token)), 403, "organizer_only")
+    assert redis_client.zcard("floe:tournaments") == 1, "only the one created"

@@ -1,11 +1,12 @@
 """``openapi.yaml`` against the running app: same routes, a sound document, true answers.
 
 Every response the app gives in these tests — whole Arktia, Iceberg and Ice Breakers games
-played from ``legal-actions`` (the draws made by a real ``floe worker`` process), a 202 and
-every documented refusal — is checked against the operation it came from: the status must be
-documented, the JSON body (every export line, every SSE ``data:``, also of a live stream)
-must validate against the documented schema, required headers must be present, and an
-error's ``code`` must be named in the operation's docs. Request bodies are checked too: one
+played from ``legal-actions`` (the draws made by a real ``floe worker`` process), a 202, a
+tournament followed from its creation to its end, and every documented refusal — is checked
+against the operation it came from: the status must be documented, the JSON body (every
+export line, every SSE ``data:``, also of a live stream) must validate against the
+documented schema, required headers must be present, and an error's ``code`` must be named
+in the operation's docs. Request bodies are checked too: one
 the server accepts must fit the documented request schema, one it refuses as malformed must not.
 Draws are awaited on the event stream (``?wait=``, XREAD BLOCK), never with a sleep.
 """
@@ -42,6 +43,7 @@ from werkzeug.routing import MapAdapter
 
 from domain.games import GAMES
 from service.api import schemas as wire
+from service.api import tournament_schemas
 from service.api.app import create_app
 from service.run.redis_server import free_tcp_port
 from service.settings import Settings
@@ -66,6 +68,12 @@ SCHEMA_REFUSALS = frozenset(
         "unknown_option",
     }
 )
+#: A tournament as the dead store and the rate limiter see it.
+TOURNAMENT = {
+    "game": "arktia",
+    "format": "round_robin",
+    "players": [{"name": "Ada"}, {"name": "Hal", "bot": "random"}],
+}
 #: Statuses whose request body passed every schema check on the server.
 BODY_ACCEPTED = frozenset({200, 201, 202, 403, 409, 422})
 NOT_SCRIPTABLE = frozenset({"500", "503"})  # 503 has its own test against a dead store
@@ -188,19 +196,31 @@ class OpenApi:
             assert "x-ndjson-item-schema" in content[media_type], f"{what}: no line schema"
             assert text.endswith("\n"), f"{what}: the last line must end with a newline"
             lines = [json.loads(line) for line in text.splitlines()]
+            # a file with a header line of its own (a tournament's) says so
+            first = "x-ndjson-first-line-schema" in content[media_type]
             for number, line in enumerate(lines, 1):
+                kind = "first-line" if first and number == 1 else "item"
                 self.assert_valid(
-                    media_pointer + "/x-ndjson-item-schema", line, f"{what} line {number}"
+                    media_pointer + f"/x-ndjson-{kind}-schema", line, f"{what} line {number}"
                 )
             return lines
         if media_type == "text/event-stream":
             assert "x-sse-data-schema" in content[media_type], f"{what}: no data schema"
             messages = parse_sse(text)
+            # a stream of one kind of message (a tournament's) names it; ids then only grow
+            event = content[media_type].get("x-sse-event")
+            ids: list[int] = []
             for message in messages:
                 data = json.loads(message.data)
                 self.assert_valid(media_pointer + "/x-sse-data-schema", data, f"{what} SSE")
-                assert message.id == str(data["version"]), f"{what}: id is not the version"
-                assert message.event == data["type"], f"{what}: event is not the type"
+                if event is None:  # a game's events: the id is the version, the event the type
+                    assert message.id == str(data["version"]), f"{what}: id is not the version"
+                    assert message.event == data["type"], f"{what}: event is not the type"
+                    continue
+                assert message.event == event, f"{what}: event {message.event!r}, not {event!r}"
+                assert message.id is not None and message.id.isdigit(), f"{what}: id {message.id}"
+                ids.append(int(message.id))
+            assert ids == sorted(set(ids)), f"{what}: ids {ids} do not grow"
             return messages
         if media_type == "image/svg+xml":
             root = ElementTree.fromstring(text)  # well-formed XML ...
@@ -418,7 +438,8 @@ def test_every_route_of_the_app_is_documented_and_nothing_else(
         methods = {m.lower() for m in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
         found = docs if rule.endpoint.startswith("docs.") else routes
         found |= {(method, flask_template(rule.rule)) for method in methods}
-    assert len(routes) == 17  # the game routes (11), the tables' (5) and /v1/replays
+    # the game routes (11), the tables' (5), /v1/replays and the tournaments' (4)
+    assert len(routes) == 21
     # the documentation routes (docs/api.md) are the API's manual, not the API
     assert docs == {("get", path) for path in DOC_ROUTES}
     documented = documented_operations(spec)
@@ -609,7 +630,9 @@ def test_the_docs_are_served_by_floe_itself() -> None:
 
 # ----- the marshmallow schemas and the spec: one wire format ---------------------------------
 
-#: Every marshmallow schema of service/api/schemas.py and the spec schema it is the same as.
+#: The modules whose marshmallow schemas are checked against the spec.
+WIRE_MODULES = (wire, tournament_schemas)
+#: Every marshmallow schema of those modules and the spec schema it is the same as.
 #: Requests are loaded: their validators are what the server refuses (400), so the spec's
 #: constraints must be exactly theirs. Responses are dumped: the spec may promise more than
 #: marshmallow checks, never less.
@@ -617,6 +640,7 @@ REQUEST_SCHEMAS = {
     "PlayerSchema": "/components/schemas/NewPlayer",
     "CreateGameSchema": "/components/schemas/CreateGameRequest",
     "PostActionSchema": "/components/schemas/PostActionRequest",
+    "CreateTournamentSchema": "/components/schemas/CreateTournamentRequest",
 }
 RESPONSE_SCHEMAS = {
     "ErrorSchema": "/components/schemas/Error",
@@ -632,6 +656,13 @@ RESPONSE_SCHEMAS = {
     "GameSummarySchema": "/components/schemas/GameSummary",
     "GameListSchema": "/components/schemas/GameList",
     "HealthSchema": "/components/schemas/Health",
+    "TournamentPlayerSchema": "/components/schemas/TournamentPlayer",
+    "CreatedPlayerSchema": "/components/schemas/CreatedTournamentPlayer",
+    "TournamentGameSchema": "/components/schemas/TournamentGame",
+    "TournamentRoundSchema": "/components/schemas/TournamentRound",
+    "StandingSchema": "/components/schemas/Standing",
+    "TournamentSchema": "/components/schemas/Tournament",
+    "TournamentCreatedSchema": "/components/schemas/TournamentCreated",
 }
 #: Field classes by the JSON type they read and write, most specific first (``Raw``: any).
 FIELD_TYPES: list[tuple[type[mfields.Field[Any]], str]] = [
@@ -665,13 +696,14 @@ def _json_type(value: Any) -> str:
 
 
 def wire_schemas() -> dict[str, type[Schema]]:
-    """Every marshmallow schema class defined in service/api/schemas.py."""
+    """Every marshmallow schema class defined in ``WIRE_MODULES``."""
     return {
         name: value
-        for name, value in vars(wire).items()
+        for module in WIRE_MODULES
+        for name, value in vars(module).items()
         if isinstance(value, type)
         and issubclass(value, Schema)
-        and value.__module__ == wire.__name__
+        and value.__module__ == module.__name__
     }
 
 
@@ -1565,6 +1597,7 @@ def test_every_documented_status_is_given_and_fits(
 
     check_iceberg_refusals_and_the_202(api, start_worker, redis_client)
     check_tables(api, t0)
+    check_tournaments(api, t0, redis_client)
     check_replays(api, done)
 
     api.get("/v1/health", expect=200)
@@ -1745,6 +1778,139 @@ def check_tables(api: CheckedClient, seat_token: str) -> None:
     api.post(full_join, json_body={"name": "Flo"}, expect=409, code="table_not_open")
 
 
+def check_tournaments(api: CheckedClient, seat_token: str, redis_client: redis.Redis) -> None:
+    """Every documented status of the tournaments' routes, in the order of their checks;
+    a refused create writes nothing. Bots play one tournament to its end (a worker runs)."""
+    new = "/v1/tournaments"
+    plain = {"Content-Type": "text/plain"}
+    people = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Hal", "bot": "random"}]
+    swiss = {"game": "arktia", "format": "swiss", "rounds": 2, "players": people}
+    # POST /v1/tournaments
+    api.post(new, token="nope", json_body=swiss, expect=401, code="unknown_token")
+    basic = {"Authorization": "Basic abc"}
+    api.post(new, headers=basic, json_body=swiss, expect=401, code="invalid_authorization")
+    api.post(new, token=ORGANIZER, data="x" * 70_000, expect=413, code="body_too_large")
+    api.post(
+        new, token=ORGANIZER, data="{}", headers=plain, expect=415, code="unsupported_media_type"
+    )
+    api.post(new, token=ORGANIZER, data="{", expect=400, code="malformed_json")
+    schema_refusals: list[Any] = [
+        [swiss],
+        {**swiss, "extra": 1},
+        {**swiss, "game": "chess"},
+        {**swiss, "format": "knockout"},
+        {**swiss, "table_size": 5},
+        {**swiss, "table_size": 1},
+        {**swiss, "table_size": True},
+        {**swiss, "rounds": 0},
+        {**swiss, "rounds": 100},
+        {**swiss, "rounds": "2"},
+        {**swiss, "players": people[:1]},
+        {**swiss, "players": [{"name": f"p{i}"} for i in range(100)]},
+        {**swiss, "players": [{"name": ""}, *people[1:]]},
+        {**swiss, "players": [{"name": "Ada", "bot": "strong"}, *people[1:]]},
+        {**swiss, "options": []},
+        {k: v for k, v in swiss.items() if k != "format"},
+    ]
+    for body in schema_refusals:
+        api.post(new, token=ORGANIZER, json_body=body, expect=400, code="invalid_body")
+    api.post(new, json_body=swiss, expect=401, code="missing_token")
+    api.post(new, token=seat_token, json_body=swiss, expect=403, code="organizer_only")
+    cannot_run: list[Any] = [
+        {**swiss, "game": "ice-breakers"},  # co-operative: nobody is ranked
+        {**swiss, "rounds": None},  # a swiss needs its rounds
+        {**swiss, "format": "round_robin", "rounds": 2},  # three players: three rounds
+        {**swiss, "format": "round_robin", "rounds": None, "table_size": 3},
+        {**swiss, "table_size": 4},  # more seats than players
+        {**swiss, "rounds": 4},  # four byes for three players
+        {**swiss, "players": [{"name": "Ada"}, {"name": "Ada"}]},
+        {
+            **swiss,
+            "format": "round_robin",
+            "rounds": None,
+            "players": [{"name": f"p{i}"} for i in range(65)],
+        },  # 65 rounds of 32 games: over 2048
+    ]
+    for body in cannot_run:
+        api.post(new, token=ORGANIZER, json_body=body, expect=400, code="invalid_tournament")
+    api.post(
+        new,
+        token=ORGANIZER,
+        json_body={**swiss, "options": {"dice": 2}},
+        expect=400,
+        code="unknown_option",
+    )
+    bad_limit = {**swiss, "options": {"turn_limit": 0}}
+    api.post(new, token=ORGANIZER, json_body=bad_limit, expect=400, code="invalid_option")
+    assert redis_client.keys("floe:tournament*") == [], "a refused create wrote a tournament"
+    created = api.post(new, token=ORGANIZER, json_body=swiss, expect=201)
+    running = created.body
+    assert created.headers["Location"] == f"{new}/{running['id']}"
+    ada = running["players"][0]["token"]
+    assert ada.startswith(f"{running['id']}.0.") and running["players"][2]["token"] is None
+    [game] = running["rounds"][0]["games"]
+    assert (running["rounds"][0]["byes"], game["players"]) == ([2], [0, 1])
+    # a tournament's game, through the games' routes, with the person's tournament token
+    assert api.get(f"/v1/games/{game['game_id']}", token=ada, expect=200).body["viewer"] == 0
+    first = api.get(f"/v1/games/{game['game_id']}/events", expect=200).body["events"][0]
+    slot = {"id": running["id"], "round": 1, "table": 1}
+    assert first["data"]["tournament"] == slot
+    api.get(f"/v1/games/{game['game_id']}/legal-actions", token=ada, expect=200)
+
+    # GET /v1/tournaments/{tournament_id}
+    here = f"{new}/{running['id']}"
+    api.get(here, token="nope", expect=401, code="unknown_token")
+    api.get(here, headers=basic, expect=401, code="invalid_authorization")
+    api.get(f"{new}/0123456789abcdef", expect=404, code="tournament_not_found")
+    api.get(f"{new}/nope", expect=404, code="tournament_not_found")
+    shown = api.get(here, expect=200).body
+    untokened = [{k: v for k, v in p.items() if k != "token"} for p in running["players"]]
+    assert shown == {**running, "players": untokened}, "the same, without the tokens"
+    for token in (ada, ORGANIZER):
+        assert api.get(here, token=token, expect=200).body == shown
+
+    # GET /v1/tournaments/{tournament_id}/stream
+    stream = f"{here}/stream"
+    api.get(stream, token="nope", expect=401, code="unknown_token")
+    api.get(f"{new}/0123456789abcdef/stream", expect=404, code="tournament_not_found")
+    for last in ("x", "-1", "9" * 16):
+        api.get(stream, headers={"Last-Event-ID": last}, expect=400, code="invalid_query")
+    [message] = api.stream(stream, 1)
+    assert json.loads(message.data) == shown and message.event == "tournament"
+
+    # GET /v1/tournaments/{tournament_id}/export, before the end
+    export = f"{here}/export"
+    api.get(export, token="nope", expect=401, code="unknown_token")
+    api.get(
+        f"{new}/0123456789abcdef/export", token=ORGANIZER, expect=404, code="tournament_not_found"
+    )
+    api.get(export, expect=401, code="missing_token")
+    api.get(export, token=ada, expect=403, code="organizer_only")
+    lines = api.get(export, token=ORGANIZER, expect=200).body
+    assert lines[0]["tournament"]["id"] == running["id"]
+    assert {line["game_id"] for line in lines[1:]} == {game["game_id"]}
+
+    # two bots, one game ended by its turn limit: the stream follows it to its end
+    bots = [{"name": "Rex", "bot": "random"}, {"name": "Max", "bot": "random"}]
+    quick = {
+        "game": "arktia",
+        "format": "round_robin",
+        "players": bots,
+        "options": {"turn_limit": 1},
+    }
+    done = api.post(new, token=ORGANIZER, json_body=quick, expect=201).body
+    assert [p["token"] for p in done["players"]] == [None, None]
+    followed = api.get(f"{new}/{done['id']}/stream", expect=200).body
+    final = json.loads(followed[-1].data)
+    assert final["status"] == "finished" and final["rounds"][0]["games"][0]["status"] == "over"
+    assert final == api.get(f"{new}/{done['id']}", expect=200).body
+    seen = {"Last-Event-ID": followed[-1].id or ""}
+    assert api.get(f"{new}/{done['id']}/stream", headers=seen, expect=200).body == []
+    exported = api.get(f"{new}/{done['id']}/export", expect=200).body
+    assert exported[0]["tournament"]["standings"] == final["standings"]
+    assert [line["type"] for line in exported[1:]][-2:] == ["game_over", "seed_revealed"]
+
+
 def check_replays(api: CheckedClient, finished: str) -> None:
     """``POST /v1/replays``: an export's verdict and its steps, then each refusal."""
     export = api.client.get(f"{finished}/export").get_data()
@@ -1761,6 +1927,27 @@ def check_replays(api: CheckedClient, finished: str) -> None:
     api.post("/v1/replays", data=export, headers=plain, expect=415, code="unsupported_media_type")
     huge = b"x" * (2 * 1024 * 1024 + 1)
     api.post("/v1/replays", data=huge, headers=ndjson, expect=413, code="body_too_large")
+
+
+def test_a_tournament_stream_beyond_the_address_cap_is_429_as_documented(
+    redis_url: str, spec: OpenApi
+) -> None:
+    """The stream takes one of the address's long-request slots: the next one is 429
+    ``too_many_streams`` (test_rate_limits.py provokes ``rate_limited``)."""
+    settings = Settings(redis_url=redis_url, organizer_token=ORGANIZER, long_requests_per_address=1)
+    app = create_app(settings)
+    api = CheckedClient(app, spec)
+    created = api.post("/v1/tournaments", token=ORGANIZER, json_body=TOURNAMENT, expect=201)
+    stream = f"/v1/tournaments/{created.body['id']}/stream"
+    held = app.test_client().get(stream, buffered=False)  # Ada never moves: it stays open
+    try:
+        assert held.status_code == 200
+        refused = api.get(stream, expect=429, code="too_many_streams")
+        assert refused.headers["Retry-After"] == "5"
+    finally:
+        held.close()
+    [message] = api.stream(stream, 1)  # the slot was given back
+    assert json.loads(message.data)["id"] == created.body["id"]
 
 
 def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
@@ -1788,6 +1975,10 @@ def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
         ("GET", "/v1/tables/0123456789abcdef", {}),
         ("POST", "/v1/tables/0123456789abcdef/join", {"json_body": {"name": "Bo"}}),
         ("DELETE", "/v1/tables/0123456789abcdef", {"token": "x"}),
+        ("POST", "/v1/tournaments", {"token": ORGANIZER, "json_body": TOURNAMENT}),
+        ("GET", "/v1/tournaments/0123456789abcdef", {}),
+        ("GET", "/v1/tournaments/0123456789abcdef/stream", {}),
+        ("GET", "/v1/tournaments/0123456789abcdef/export", {"token": ORGANIZER}),
     ]
     for method, path, kwargs in calls:
         answer = api.call(method, path, expect=503, code="store_unavailable", **kwargs)

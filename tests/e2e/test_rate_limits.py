@@ -27,6 +27,11 @@ from tests.e2e.test_openapi import CheckedClient, OpenApi, documented_operations
 
 CREATE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
 TABLE = {"game": "arktia", "seats": [{"name": "Ada"}, {"open": True}]}
+TOURNAMENT = {
+    "game": "arktia",
+    "format": "round_robin",
+    "players": [{"name": "Ada"}, {"name": "Bo"}],
+}
 #: 12:00:10 UTC: 10 s into a 60 s window (windows are aligned on the epoch).
 
 
@@ -217,6 +222,8 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
     setup = make_app(rate_limit_per_token=0, rate_limit_per_address=0).test_client()
     game_id, (t0, _) = new_game(setup)
     table = setup.post("/v1/tables", json=TABLE).get_json()
+    tournament = setup.post("/v1/tournaments", json=TOURNAMENT, headers=bearer(ORGANIZER))
+    cup = f"/v1/tournaments/{tournament.get_json()['id']}"
     tight = make_app(rate_limit_per_token=0, rate_limit_per_address=1)
     api = CheckedClient(tight, spec)
     api.get("/v1/health", expect=200)  # the address's whole budget
@@ -240,6 +247,10 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
         ("GET", f"/v1/tables/{table['id']}", {}),
         ("POST", f"/v1/tables/{table['id']}/join", {"json_body": {"name": "Bo"}}),
         ("DELETE", f"/v1/tables/{table['id']}", {"token": table["host_token"]}),
+        ("POST", "/v1/tournaments", {"token": ORGANIZER, "json_body": TOURNAMENT}),
+        ("GET", cup, {}),
+        ("GET", f"{cup}/stream", {}),
+        ("GET", f"{cup}/export", {"token": ORGANIZER}),
     ]
     for method, path, kwargs in calls:
         answer = api.call(method, path, expect=429, code="rate_limited", **kwargs)
@@ -247,3 +258,5 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
     assert {(m, p) for m, p, status in api.seen if status == 429} == documented_operations(spec)
     assert setup.get(base).get_json()["version"] == 1
     assert setup.get(f"/v1/tables/{table['id']}").get_json()["status"] == "open"
+    assert setup.get(cup).get_json()["rounds"][0]["games"][0]["status"] == "active"
+    assert setup.application.extensions["floe"].tournaments.store.count() == 1, "none created"

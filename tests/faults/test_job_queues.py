@@ -18,7 +18,7 @@ from rq import Worker
 
 from service.api.app import create_app
 from service.bootstrap import Floe, build
-from service.jobs import QUEUE_NAMES, job_id
+from service.jobs import QUEUE_NAMES, WORKER_QUEUES, job_id
 from service.settings import Settings
 from service.worker import Sweeper
 from tests.conftest import StartWorker
@@ -52,8 +52,8 @@ def _people_iceberg(client: FlaskClient) -> str:
 
 
 def _queued(redis_client: redis.Redis) -> list[str]:
-    """Every job id on the RQ queues (the two queues and the legacy one), with repeats."""
-    keys = [f"rq:queue:{name}" for name in [*QUEUE_NAMES.values(), "floe"]]
+    """Every job id on the RQ queues (draws, bots and the legacy one), with repeats."""
+    keys = [f"rq:queue:{name}" for name in WORKER_QUEUES]
     raw: list[list[bytes]] = [redis_client.lrange(key, 0, -1) for key in keys]  # type: ignore[misc]
     return [entry.decode() for entries in raw for entry in entries]
 

@@ -99,6 +99,38 @@ def test_a_forged_game_over_fails() -> None:
     assert (verdict.status, verdict.version) == ("failed", len(events) - 1)
 
 
+def json_lookalikes(value: Any) -> Any:
+    """``value`` with every integer 0 or 1 turned into ``false``/``true``, and every other
+    integer into a float: equal in Python, different as JSON."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return bool(value) if value in (0, 1) else float(value)
+    if isinstance(value, list):
+        return [json_lookalikes(v) for v in value]
+    if isinstance(value, dict):
+        return {k: json_lookalikes(v) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("target", ["game_over", "random", "action"])
+def test_a_python_equal_but_json_different_event_fails(target: str) -> None:
+    """``[true]`` is not ``[1]``, nor ``2.0`` ``2``: a re-signed log that writes an outcome,
+    a draw or an action another way than the rules do is refused where it is."""
+    events = read_jsonl(ICEBERG)
+    if target == "game_over":
+        event = events[-2]
+    elif target == "random":
+        event = next(e for e in events if e["type"] == "random" and e["data"]["label"] == "die")
+    else:
+        event = next(
+            e for e in events if isinstance(e["actor"], int) and e["data"]["action"].get("to")
+        )
+    event["data"] = json_lookalikes(event["data"])
+    verdict = verify(rechain(events))
+    assert (verdict.status, verdict.version) == ("failed", event["version"]), verdict
+
+
 def test_events_after_the_end_fail() -> None:
     events = read_jsonl(ARKTIA)
     extra = {**events[-1], "version": len(events) + 1}

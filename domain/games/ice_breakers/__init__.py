@@ -10,6 +10,8 @@ from domain.games.ice_breakers.board import IceBreakersBoard
 from domain.games.ice_breakers.bot import BOT
 from domain.games.ice_breakers.rules import ICE_BREAKERS, IceBreakersRules
 
-GAME: Game[IceBreakersBoard] = Game(rules=ICE_BREAKERS, bot=BOT, text=text.render, svg=svg.render)
+GAME: Game[IceBreakersBoard] = Game(
+    rules=ICE_BREAKERS, bot=BOT, text=text.render, svg=svg.render, competitive=False
+)
 
 __all__ = ["GAME", "ICE_BREAKERS", "IceBreakersRules"]

@@ -20,7 +20,8 @@ from domain.tournament import (
     swiss_round,
     tournament_commitment,
 )
-from domain.tournament.audit import PlayedRound, pairing_problems, standing_problems
+from domain.tournament.audit import pairing_problems, standing_problems
+from domain.tournament.plan import MAX_GAMES, Plan, PlanError, PlayedRound
 from domain.tournament.standings import as_json_number, points_of
 
 
@@ -165,9 +166,9 @@ def play_swiss_audited(players: int, size: int, rounds: int, seed: int) -> list[
 def test_an_honest_tournament_passes_its_audit() -> None:
     names = [f"p{n:02}" for n in range(9)]
     robin = played(round_robin(9), 1)
-    assert pairing_problems("round_robin", 9, 2, robin) == []
+    assert pairing_problems(Plan.of("round_robin", 9, 2, None), robin) == []
     swiss = play_swiss_audited(9, 2, 4, 2)
-    assert pairing_problems("swiss", 9, 2, swiss) == []
+    assert pairing_problems(Plan.of("swiss", 9, 2, 4), swiss) == []
     results = [r for p in swiss for r in p.results()]
     table = standings(names, results, [b for p in swiss for b in p.round.byes])
     assert standing_problems(names, swiss, table) == []
@@ -186,10 +187,53 @@ def test_a_tampered_pairing_or_standing_fails_the_audit_where_it_is() -> None:
         second.byes,
     )
     tampered = [swiss[0], PlayedRound(swapped, swiss[1].winners), swiss[2]]
-    problems = pairing_problems("swiss", 8, 2, tampered)
+    problems = pairing_problems(Plan.of("swiss", 8, 2, 3), tampered)
     assert problems and problems[0].startswith("round 2:")
     results = [r for p in swiss for r in p.results()]
     table = standings(names, results, [])
     forged = [table[1], table[0], *table[2:]]
     found = standing_problems(names, swiss, forged)
     assert found and found[0].startswith("standing 1:")
+
+
+def test_a_plan_counts_its_slots_round_major() -> None:
+    plan = Plan.of("swiss", 10, 3, 4)
+    assert (plan.tables_per_round, plan.slots) == (3, 12)
+    assert [plan.slot(1, 1), plan.slot(1, 3), plan.slot(2, 1), plan.slot(4, 3)] == [0, 2, 3, 11]
+    robin = Plan.of("round_robin", 7, 2, None)
+    assert (robin.rounds, robin.tables_per_round, robin.slots) == (7, 3, 21)
+    with pytest.raises(IndexError):
+        plan.slot(5, 1)
+
+
+@pytest.mark.parametrize(
+    ("format", "players", "table_size", "rounds", "words"),
+    [
+        ("knockout", 8, 2, 3, "format"),
+        ("swiss", 1, 2, 3, "players"),
+        ("swiss", 100, 2, 3, "players"),
+        ("swiss", 8, 5, 3, "table_size"),
+        ("swiss", 3, 4, 1, "table_size"),
+        ("round_robin", 8, 3, None, "tables of 2"),
+        ("round_robin", 8, 2, 3, "has 7 rounds"),
+        ("swiss", 8, 2, None, "1 or more"),
+        ("swiss", 8, 2, 0, "1 or more"),
+        ("swiss", 10, 4, 6, "nobody may have two"),
+        ("round_robin", 66, 2, None, str(MAX_GAMES)),
+    ],
+)
+def test_an_impossible_plan_says_why(
+    format: str, players: int, table_size: int, rounds: int | None, words: str
+) -> None:
+    with pytest.raises(PlanError, match=words):
+        Plan.of(format, players, table_size, rounds)
+
+
+def test_the_plan_makes_the_same_rounds_as_the_pairing_functions() -> None:
+    robin = Plan.of("round_robin", 6, 2, None)
+    assert [robin.next_round(played(round_robin(6)[:n], 4)) for n in range(5)] == round_robin(6)
+    swiss = play_swiss_audited(11, 3, 3, 5)
+    plan = Plan.of("swiss", 11, 3, 3)
+    assert [plan.next_round(swiss[:n]) for n in range(3)] == [p.round for p in swiss]
+    with pytest.raises(IndexError):
+        plan.next_round(swiss)

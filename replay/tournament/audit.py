@@ -1,0 +1,390 @@
+"""The audit of a tournament export: the entry points and the checks across its games.
+
+It reads the manifest (``manifest``) and the game logs (``logs``), audits each log, then
+checks what the manifest claims against what the verified logs show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from domain.engine.canonical import canonical_json
+from domain.engine.types import GAME_OVER, Outcome
+from domain.tournament import Round, Table, tournament_commitment
+from domain.tournament.audit import pairing_problems, standing_problems
+from domain.tournament.plan import PlayedRound
+from domain.tournament.standings import Standing, standings
+from replay.source import BadLine, parse_line, read_file
+from replay.tournament.logs import Run, split_runs
+from replay.tournament.manifest import Listed, Manifest, read_manifest
+from replay.tournament.verdict import GameVerdict, TournamentVerdict, quote
+from replay.verify import Status, Verdict, same_json
+
+#: A game's place in the tournament: (round, table).
+Place = tuple[int, int]
+
+
+def is_tournament_file(path: str) -> bool:
+    """Whether the file's first line is a JSON object whose only key is ``tournament``."""
+    try:
+        with Path(path).open("rb") as file:
+            first = file.readline()
+    except (OSError, ValueError):
+        return False
+    return is_manifest_line(first.decode("utf-8", errors="surrogateescape").rstrip("\n"))
+
+
+def is_manifest_line(line: str) -> bool:
+    try:
+        value = parse_line(line)
+    except BadLine:
+        return False
+    return isinstance(value, dict) and set(value) == {"tournament"}
+
+
+def audit_file(path: str) -> TournamentVerdict:
+    """The verdict on the tournament export ``path``. Never raises."""
+    try:
+        lines = read_file(path)
+    except OSError as error:
+        reason = f"cannot read: {error.strerror or error}"
+        return TournamentVerdict("failed", (), (reason,), (), file=path)
+    return audit_tournament(lines, file=path)
+
+
+def audit_tournament(lines: Sequence[str], *, file: str | None = None) -> TournamentVerdict:
+    """The verdict on a tournament export's lines (the manifest first). Never raises."""
+    try:
+        return _Audit(lines).run(file)
+    except Exception as error:  # a bug, not a verdict on the file: say so, never a traceback
+        why = f"the verifier crashed: {type(error).__name__}: {quote(str(error), 160)}"
+        return TournamentVerdict("failed", (), (why,), (), file=file)
+
+
+class _Audit:
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self.problems: list[str] = []
+        self.unchecked: list[str] = []
+
+    def run(self, file: str | None) -> TournamentVerdict:
+        manifest = self._manifest()
+        runs = self._runs()
+        audits = {id(run): run.audit() for run in runs}
+        if manifest is None:
+            logs = tuple(_unlisted(run, audits[id(run)]) for run in runs)
+            self.problems += [p for g in logs for p in g.problems]
+            return TournamentVerdict("failed", logs, tuple(self.problems), (), file=file)
+        self._commitments(manifest)
+        games, results = self._games(manifest, runs, audits)
+        self._pairings(manifest, games, results)
+        table = self._standings(manifest, games, results)
+        made = len(manifest.rounds)
+        if self.problems or any(g.status == "failed" for g in games):
+            status: Status = "failed"
+        elif all(g.status == "ok" for g in games) and made == manifest.plan.rounds:
+            status = "ok"
+        else:
+            status = "incomplete"
+        return TournamentVerdict(
+            status,
+            tuple(games),
+            tuple(self.problems),
+            tuple(table),
+            manifest.id,
+            made,
+            manifest.plan.rounds,
+            tuple(self.unchecked),
+            file,
+        )
+
+    def _manifest(self) -> Manifest | None:
+        if not self.lines or not self.lines[0].strip():
+            self.problems.append('line 1: empty, where the {"tournament": {...}} line belongs')
+            return None
+        try:
+            value = parse_line(self.lines[0])
+        except BadLine as bad:
+            self.problems.append(f"line 1: {bad}")
+            return None
+        manifest, problems = read_manifest(value)
+        self.problems += problems
+        return manifest
+
+    def _runs(self) -> list[Run]:
+        """Each game's first run of lines; a later run of a game already seen (its lines are
+        not together) is a problem, and is not audited as a log of its own."""
+        runs: list[Run] = []
+        seen: dict[str, Run] = {}
+        for run in split_runs(self.lines[1:]):
+            earlier = seen.get(run.game_id) if run.game_id is not None else None
+            if earlier is not None:
+                self.problems.append(
+                    f"game {run.game_id}: {_span(run)} more of its events, "
+                    f"after other games' lines (its log is at lines {earlier.first}-"
+                    f"{earlier.last}): a game's lines go together"
+                )
+                continue
+            if run.game_id is not None:
+                seen[run.game_id] = run
+            runs.append(run)
+        return runs
+
+    def _commitments(self, manifest: Manifest) -> None:
+        seeds, plan = manifest.seed_commitments, manifest.plan
+        if seeds is None:
+            return
+        if len(seeds) != plan.slots:
+            self.problems.append(
+                f"seed_commitments: {len(seeds)} of them, where the plan has {plan.slots} "
+                f"slots ({plan.rounds} rounds of {plan.tables_per_round} tables)"
+            )
+        if manifest.commitment is not None:
+            computed = tournament_commitment(seeds)
+            if computed != manifest.commitment:
+                self.problems.append(
+                    f"commitment: {manifest.commitment} is not the SHA-256 of the seed "
+                    f"commitments ({computed})"
+                )
+
+    def _games(
+        self, manifest: Manifest, runs: list[Run], audits: dict[int, Verdict]
+    ) -> tuple[list[GameVerdict], dict[Place, tuple[int, ...]]]:
+        """Every listed game's verdict, then every unlisted log's; and the winning seats of
+        each listed game whose verified log is over, by (round, table)."""
+        by_id = {run.game_id: run for run in runs if run.game_id is not None}
+        places: dict[str, Listed] = {}
+        games: list[GameVerdict] = []
+        results: dict[Place, tuple[int, ...]] = {}
+        for listed in (g for r in manifest.rounds for g in r.games):
+            first = places.setdefault(listed.game_id, listed)
+            run = by_id.get(listed.game_id)
+            if first is not listed:
+                why = f"{listed.name}: the manifest lists this game at {first.name} too"
+                verdict = Verdict(listed.game_id, "failed", 0, None, "listed twice")
+                games.append(GameVerdict(listed.game_id, *_key(listed), None, verdict, (why,)))
+                continue
+            if run is None:
+                why = f"{listed.name}: no log in the export"
+                verdict = Verdict(listed.game_id, "failed", 0, None, "no log in the export")
+                games.append(GameVerdict(listed.game_id, *_key(listed), None, verdict, (why,)))
+                continue
+            verdict = audits[id(run)]
+            problems = [_log_problem(listed.name, verdict)] if verdict.status == "failed" else []
+            winners, found = _check_game(manifest, listed, run, verdict)
+            problems += found
+            lines = (run.first, run.last)
+            games.append(
+                GameVerdict(listed.game_id, *_key(listed), lines, verdict, tuple(problems))
+            )
+            if winners is not None:
+                results[_key(listed)] = winners
+        self._order(runs, places)
+        for run in runs:
+            if run.game_id not in places:
+                extra = _unlisted(run, audits[id(run)])
+                why = f"{extra.name}: a log the manifest does not list"
+                games.append(replace(extra, problems=(why, *extra.problems)))
+        for game in games:
+            self.problems += game.problems
+        return games, results
+
+    def _order(self, runs: list[Run], places: dict[str, Listed]) -> None:
+        """The logs of listed games must come in the manifest's order (round, then table)."""
+        logged = [(run, places[run.game_id]) for run in runs if run.game_id in places]
+        expected = sorted(logged, key=lambda pair: _key(pair[1]))
+        for (run, got), (_, belongs) in zip(logged, expected, strict=True):
+            if got is not belongs:
+                self.problems.append(
+                    f"line {run.first}: the log of {got.name} is where the log of "
+                    f"{belongs.name} belongs (games go in round, then table order)"
+                )
+                return
+
+    def _pairings(
+        self, manifest: Manifest, games: list[GameVerdict], results: dict[Place, tuple[int, ...]]
+    ) -> None:
+        """Every round's tables and byes against the format, over the rounds whose games are
+        all over, and the first round not yet over (its tables follow from those before)."""
+        plan = manifest.plan
+        failed = {(g.round, g.table) for g in games if g.status == "failed"}
+        played: list[PlayedRound] = []
+        for listed in manifest.rounds:
+            number = listed.number
+            if number > plan.rounds:
+                self.problems.append(f"round {number}: the tournament has {plan.rounds} rounds")
+                break
+            round_ = Round(tuple(Table(g.players) for g in listed.games), listed.byes)
+            waiting = [g for g in listed.games if _key(g) not in results]
+            # A round's own winners are never read when its tables are checked, only those
+            # of the rounds before it: the () of a game not over is never counted.
+            winners = tuple(results.get(_key(g), ()) for g in listed.games)
+            played.append(PlayedRound(round_, winners))
+            if not waiting:
+                continue
+            if number < len(manifest.rounds):
+                broken = [g for g in waiting if _key(g) in failed]
+                if broken:
+                    self.unchecked.append(
+                        f"the tables of round {number + 1} and later: {broken[0].name} has no "
+                        "verified result"
+                    )
+                else:
+                    self.problems.append(
+                        f"round {number + 1}: made before every game of round {number} was "
+                        f"over ({waiting[0].name} is not)"
+                    )
+            break
+        self.problems += pairing_problems(plan, played)
+
+    def _standings(
+        self, manifest: Manifest, games: list[GameVerdict], results: dict[Place, tuple[int, ...]]
+    ) -> list[Standing]:
+        """The standings the verified results give (every game over, every listed round's
+        byes), compared with the published ones unless a result cannot be verified."""
+        names = [name for name, _ in manifest.players]
+        counted: list[PlayedRound] = []
+        for listed in manifest.rounds:
+            if listed.number > manifest.plan.rounds:
+                break
+            over = [g for g in listed.games if _key(g) in results]
+            round_ = Round(tuple(Table(g.players) for g in over), listed.byes)
+            counted.append(PlayedRound(round_, tuple(results[_key(g)] for g in over)))
+        computed = standings(
+            names,
+            [result for played in counted for result in played.results()],
+            [bye for played in counted for bye in played.round.byes],
+        )
+        if manifest.standings is None:
+            return computed
+        listed_places = {_key(g) for r in manifest.rounds for g in r.games}
+        broken = [
+            g
+            for g in games
+            if g.round is not None
+            and g.table is not None
+            and (g.round, g.table) in listed_places
+            and (g.round, g.table) not in results
+            and g.status == "failed"
+        ]
+        if broken:
+            self.unchecked.append(f"the standings: {broken[0].name} has no verified result")
+            return computed
+        self.problems += standing_problems(names, counted, manifest.standings)
+        return computed
+
+
+def _check_game(
+    manifest: Manifest, game: Listed, run: Run, verdict: Verdict
+) -> tuple[tuple[int, ...] | None, list[str]]:
+    """What is wrong with a listed game's first event and its claimed outcome; and the
+    winning seats its verified log reaches (None when it is not over, or cannot be scored
+    at its table)."""
+    if verdict.status == "failed" and verdict.version in (None, 1):
+        return None, []  # no usable first event: the log's own failure says why
+    data: dict[str, Any] = run.events[0]["data"]  # the audit passed event 1
+    where = game.name
+    problems: list[str] = []
+    place = {"id": manifest.id, "round": game.round, "table": game.table}
+    if "tournament" not in data:
+        problems.append(f"{where}: event 1 is not a tournament game's (no tournament field)")
+    elif not same_json(data["tournament"], place):
+        problems.append(
+            f"{where}: event 1 places it at {_show(data['tournament'])}, not {_show(place)}"
+        )
+    plan, seeds = manifest.plan, manifest.seed_commitments
+    if game.round <= plan.rounds and game.table <= plan.tables_per_round:
+        slot = plan.slot(game.round, game.table)
+        if seeds is not None and slot < len(seeds) and data["seed_commitment"] != seeds[slot]:
+            problems.append(
+                f"seed_commitments[{slot}]: {seeds[slot]} is not the seed commitment of "
+                f"{where}, the game of its slot ({quote(str(data['seed_commitment']))})"
+            )
+    else:
+        problems.append(
+            f"{where}: the plan has no such place ({plan.rounds} rounds of "
+            f"{plan.tables_per_round} tables)"
+        )
+    if data["game"] != manifest.game:
+        problems.append(
+            f"{where}: a game of {quote(str(data['game']))}, not of the tournament's "
+            f"{manifest.game}"
+        )
+    if not same_json(data["options"], manifest.options):
+        problems.append(
+            f"{where}: options {_show(data['options'])} are not the tournament's "
+            f"{_show(manifest.options)}"
+        )
+    seats: list[Any] = data["seats"]
+    if len(seats) != len(game.players):
+        problems.append(
+            f"{where}: {len(seats)} seats, where the table has {len(game.players)} players"
+        )
+    for seat, (held, player) in enumerate(zip(seats, game.players, strict=False)):
+        name, bot = manifest.players[player]
+        if held.get("name") != name or held.get("bot") != bot:
+            problems.append(
+                f"{where}: seat {seat} is {_player(held.get('name'), held.get('bot'))}, where "
+                f"the table seats player {player}, {_player(name, bot)}"
+            )
+    outcome = _outcome(run, verdict)
+    if outcome is not None and not same_json(outcome, game.outcome):
+        claim = "no outcome" if game.outcome is None else f"the outcome {_show(game.outcome)}"
+        problems.append(f"{where}: the manifest claims {claim}, but the log ends {_show(outcome)}")
+    elif outcome is None and game.outcome is not None and verdict.status != "failed":
+        problems.append(
+            f"{where}: the manifest claims the outcome {_show(game.outcome)}, but the log is "
+            "not over"
+        )
+    if outcome is None or len(seats) != len(game.players):
+        return None, problems
+    return tuple(outcome["winners"]), problems
+
+
+def _unlisted(run: Run, verdict: Verdict) -> GameVerdict:
+    """A log the manifest does not list (or any log, when the manifest cannot be read)."""
+    game = GameVerdict(run.game_id, None, None, (run.first, run.last), verdict)
+    if verdict.status != "failed":
+        return game
+    return replace(game, problems=(_log_problem(game.name, verdict),))
+
+
+# ----- small helpers --------------------------------------------------------------------------
+
+
+def _span(run: Run) -> str:
+    if run.first == run.last:
+        return f"line {run.first} holds"
+    return f"lines {run.first}-{run.last} hold"
+
+
+def _key(game: Listed) -> tuple[int, int]:
+    return game.round, game.table
+
+
+def _log_problem(name: str, verdict: Verdict) -> str:
+    where = "" if verdict.version is None else f"v{verdict.version}: "
+    return f"{name}: {where}{verdict.reason}"
+
+
+def _outcome(run: Run, verdict: Verdict) -> dict[str, Any] | None:
+    """The outcome a verified log reaches, as the rules write it: its ``game_over`` (an ok
+    log ends game_over, seed_revealed, and the audit checked the rules conclude it) folded
+    exactly as ``play.apply`` folds it; None unless the log is ok."""
+    if verdict.status != "ok":
+        return None
+    over = run.events[-2]
+    assert over["type"] == GAME_OVER
+    return Outcome.from_json(over["data"]).to_json()
+
+
+def _show(value: Any) -> str:
+    return quote(canonical_json(value))
+
+
+def _player(name: Any, bot: Any) -> str:
+    who = "a person" if bot is None else f"bot {quote(str(bot), 20)}"
+    return f"{quote(str(name), 40)} ({who})"

@@ -1,0 +1,184 @@
+"""What a tournament audit answers, and how the answer prints.
+
+``Wrong`` is a problem found while reading the export; ``GameVerdict`` and
+``TournamentVerdict`` are the audit's answer, for one game and for the set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from domain.tournament.standings import Standing, as_json_number
+from replay.verify import Status, Verdict
+
+#: A problem quotes at most this much of what it found (a hostile file may hold megabytes).
+MAX_QUOTE = 80
+
+
+class Wrong(Exception):
+    """Something the export holds that it should not: where it is, and why it is wrong."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"{where}: {why}")
+        self.where = where
+        self.why = why
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.why}"
+
+
+@dataclass(frozen=True, slots=True)
+class GameVerdict:
+    """One game of the export: where the manifest lists it, and what the audits found.
+
+    ``verdict`` is ``replay.verify``'s on the game's log alone; ``problems`` are what the
+    tournament's checks found wrong with the game (its place, seed, seats, claimed outcome),
+    each ``"where: why"``. ``round``/``table`` are None for a log the manifest does not list;
+    ``lines`` (first, last) is None for a listed game with no log in the export.
+    """
+
+    game_id: str | None
+    round: int | None
+    table: int | None
+    lines: tuple[int, int] | None
+    verdict: Verdict
+    problems: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> Status:
+        return "failed" if self.problems else self.verdict.status
+
+    @property
+    def name(self) -> str:
+        """``round 2 table 3 (game <id>)``, or ``game <id> (line N)`` for an unlisted log."""
+        if self.round is not None:
+            return f"round {self.round} table {self.table} (game {self.game_id})"
+        line = f"line {self.lines[0]}" if self.lines is not None else "no line"
+        return line if self.game_id is None else f"game {self.game_id} ({line})"
+
+    def __str__(self) -> str:
+        verdict = self.verdict
+        where, why = "", ""
+        if verdict.status == "failed":
+            where = "" if verdict.version is None else f" at version {verdict.version}"
+            why = f": {verdict.reason}"
+        elif self.problems:
+            first = self.problems[0].removeprefix(f"{self.name}: ")
+            more = len(self.problems) - 1
+            why = f": {first}" + (f" (and {more} more)" if more else "")
+        return f"{self.name}: {self.status}{where}{why} ({verdict.events} events)"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "table": self.table,
+            "game_id": self.game_id,
+            "lines": None if self.lines is None else list(self.lines),
+            "status": self.status,
+            "events": self.verdict.events,
+            "version": self.verdict.version,
+            "reason": self.verdict.reason,
+            "problems": list(self.problems),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentVerdict:
+    """The audit's answer for a tournament export: one status for the set, each game's
+    verdict, every problem found (each ``"where: why"``), the checks that could not be made
+    (``unchecked``: a result they need is not verified) and the standings recomputed from
+    the verified games."""
+
+    status: Status
+    games: tuple[GameVerdict, ...]
+    problems: tuple[str, ...]
+    standings: tuple[Standing, ...]
+    tournament_id: str | None = None
+    rounds: int = 0
+    planned_rounds: int | None = None
+    unchecked: tuple[str, ...] = ()
+    file: str | None = None
+
+    @property
+    def name(self) -> str:
+        tournament = None if self.tournament_id is None else f"tournament {self.tournament_id}"
+        if self.file is None:
+            return tournament or "tournament"
+        return self.file if tournament is None else f"{self.file} ({tournament})"
+
+    @property
+    def reason(self) -> str | None:
+        """Why the set is not ok, in a few words (None when it is)."""
+        if self.status == "failed":
+            count = len(self.problems)
+            return f"{count} problem{'s' * (count != 1)}"
+        if self.status == "incomplete":
+            waiting = sum(g.status == "incomplete" for g in self.games)
+            parts = [f"{waiting} game{'s' * (waiting != 1)} not over"] if waiting else []
+            if self.planned_rounds is not None and self.rounds < self.planned_rounds:
+                left = self.planned_rounds - self.rounds
+                parts.append(f"{left} round{'s' * (left != 1)} not yet made")
+            return ", ".join(parts) or None
+        return None
+
+    def __str__(self) -> str:
+        why = "" if self.reason is None else f": {self.reason}"
+        planned = "?" if self.planned_rounds is None else str(self.planned_rounds)
+        count = len(self.games)
+        size = f"{count} game{'s' * (count != 1)}, {self.rounds} of {planned} rounds"
+        return f"{self.name}: {self.status}{why} ({size})"
+
+    def report(self) -> list[str]:
+        """The human report: each game's verdict, the recomputed standings, every problem and
+        unchecked part, then the verdict on the set (one line each)."""
+        prefix = "" if self.file is None else f"{self.file} "
+        lines = [f"{prefix}{game}" for game in self.games]
+        lines.append(f"{prefix}standings, recomputed from the verified games:")
+        lines += ["  " + row for row in standings_table(self.standings)]
+        lines += [f"{prefix}problem: {problem}" for problem in self.problems]
+        lines += [f"{prefix}not checked: {part}" for part in self.unchecked]
+        lines.append(str(self))
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "tournament_id": self.tournament_id,
+            "status": self.status,
+            "reason": self.reason,
+            "rounds": self.rounds,
+            "planned_rounds": self.planned_rounds,
+            "games": [g.to_json() for g in self.games],
+            "problems": list(self.problems),
+            "unchecked": list(self.unchecked),
+            "standings": [
+                {
+                    "place": place,
+                    "player": s.player,
+                    "name": s.name,
+                    "points": as_json_number(s.points),
+                    "buchholz": as_json_number(s.buchholz),
+                }
+                for place, s in enumerate(self.standings, start=1)
+            ],
+        }
+
+
+def standings_table(rows: Sequence[Standing]) -> list[str]:
+    """``place  name  points  Buchholz``, one aligned line per player (and the header)."""
+    table = [("place", "name", "points", "Buchholz")] + [
+        (str(place), s.name, as_json_number(s.points), as_json_number(s.buchholz))
+        for place, s in enumerate(rows, start=1)
+    ]
+    widths = [max(len(row[i]) for row in table) for i in range(4)]
+    return [
+        f"{place:>{widths[0]}}  {name:<{widths[1]}}  {points:>{widths[2]}}  "
+        f"{buchholz:>{widths[3]}}".rstrip()
+        for place, name, points, buchholz in table
+    ]
+
+
+def quote(text: str, limit: int = MAX_QUOTE) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,125 @@
+"""The ``/v1/tournaments`` routes: create one, read it, follow it, export it.
+
+Checks run in the API's order: 401 for an ``Authorization`` header that names nobody, 404 for
+an unknown tournament, 400 for the body, 403 for what only the organizer may do.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+from flask import Blueprint, Response, request
+
+from domain.engine.canonical import canonical_json
+from service.api import tournament_schemas as schemas
+from service.api.http import bad_request, current_floe, current_viewer, json_body, render
+from service.bootstrap import Floe
+from service.commands import NewPlayer
+from service.tournament_store import tournament_key
+from service.tournaments import CreateTournament, tournament_not_found
+
+tournaments_v1 = Blueprint("tournaments_v1", __name__, url_prefix="/v1/tournaments")
+
+#: Tournament ids are 16 hex digits; anything else is no tournament (and never reaches Redis).
+TOURNAMENT_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def _checked(tournament_id: str) -> str:
+    if TOURNAMENT_ID.fullmatch(tournament_id) is None:
+        raise tournament_not_found(tournament_id)
+    return tournament_id
+
+
+@tournaments_v1.post("")
+def create_tournament() -> Response:
+    viewer = current_viewer()
+    data = schemas.load(schemas.CREATE_TOURNAMENT, json_body())
+    command = CreateTournament(
+        game=data["game"],
+        format=data["format"],
+        players=tuple(NewPlayer(p["name"], p["bot"]) for p in data["players"]),
+        table_size=data["table_size"],
+        rounds=data["rounds"],
+        options=data["options"],
+    )
+    created = current_floe().tournaments.create(command, viewer)
+    response = render(schemas.TOURNAMENT_CREATED, created.to_json(), 201)
+    response.headers["Location"] = f"/v1/tournaments/{created.document['id']}"
+    return response
+
+
+@tournaments_v1.get("/<tournament_id>")
+def get_tournament(tournament_id: str) -> Response:
+    current_viewer()
+    body = current_floe().tournaments.get(_checked(tournament_id))
+    return render(schemas.TOURNAMENT, body)
+
+
+@tournaments_v1.get("/<tournament_id>/export")
+def export_tournament(tournament_id: str) -> Response:
+    viewer = current_viewer()
+    lines = current_floe().tournaments.export_lines(_checked(tournament_id), viewer)
+    first = next(lines)  # refusals (403) are raised here, before the answer starts
+    response = Response(_chain(first, lines), mimetype="application/x-ndjson")
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="tournament-{tournament_id}.jsonl"'
+    )
+    return response
+
+
+def _chain(first: str, rest: Iterator[str]) -> Iterator[str]:
+    yield first
+    yield from rest
+
+
+@tournaments_v1.get("/<tournament_id>/stream")
+def stream_tournament(tournament_id: str) -> Response:
+    """Server-Sent Events: the whole tournament (``event: tournament``) at once and after
+    every change (a game ended, a round began, it finished); ``id`` counts the changes, and
+    ``Last-Event-ID`` skips the first when nothing changed since."""
+    current_viewer()
+    floe = current_floe()
+    tournaments = floe.tournaments
+    tournament_id = _checked(tournament_id)
+    changes, finished = tournaments.changes(tournament_id)  # 404 before the stream starts
+    last_id = request.headers.get("Last-Event-ID", "").strip()
+    seen: int | None = None
+    if last_id:
+        if not (last_id.isascii() and last_id.isdigit() and len(last_id) <= 15):
+            raise bad_request("invalid_query", "Last-Event-ID must be a change count")
+        seen = int(last_id)
+    if finished and seen == changes:  # nothing more will ever come
+        return Response("retry: 2000\n\n", mimetype="text/event-stream")
+    settings = floe.settings
+    hold = floe.long_requests.acquire(request.remote_addr, settings.sse_max_seconds)
+    response = Response(
+        _sse(floe, tournament_id, changes if seen == changes else None),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+    if hold is not None:
+        response.call_on_close(hold.release)
+    return response
+
+
+def _sse(floe: Floe, tournament_id: str, sent: int | None) -> Iterator[str]:
+    """Send the tournament whenever it changed; stop once it is finished and sent."""
+    settings = floe.settings
+    deadline = time.monotonic() + settings.sse_max_seconds
+    yield "retry: 2000\n\n"
+    with floe.signals.watch(tournament_key(tournament_id)) as watch:
+        while time.monotonic() < deadline:
+            changes, _ = floe.tournaments.changes(tournament_id)
+            if changes != sent:
+                document = floe.tournaments.get(tournament_id)
+                payload = canonical_json(schemas.TOURNAMENT.dump(document))
+                yield f"id: {changes}\nevent: tournament\ndata: {payload}\n\n"
+                sent = changes
+                if document["status"] == "finished":
+                    return
+            else:
+                yield ": keep-alive\n\n"
+            remaining = deadline - time.monotonic()
+            watch.wait(min(settings.sse_heartbeat_seconds, max(0.001, remaining)))

@@ -1,0 +1,441 @@
+"""``floe replay verify`` on a tournament export: honest tournaments verify ``ok`` (or
+``incomplete`` while they are played), and every kind of tampering fails, saying where.
+
+The exports are real (``tournament_exports``: every game played through the domain, sealed,
+its seed revealed at its end); each tampering below changes one thing, as a forger would,
+re-signing game logs (``rechain``) and recomputing the standings where that hides the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replay.tournament import TournamentVerdict, audit_tournament
+from tests.reference_games import read_jsonl
+from tests.replay.helpers import floe, rechain, reference
+from tests.replay.tournament_exports import Export, Player, build
+
+NAMES: list[Player] = ["Ada", "Bo", "Cy", "Di", ("Ed", "random")]
+
+
+@cache
+def swiss() -> Export:
+    """Iceberg, 5 players at tables of 2 (a bye each round), 3 rounds."""
+    return build("iceberg", "swiss", NAMES, rounds=3)
+
+
+@cache
+def swiss_of_three() -> Export:
+    """Arktia, 7 players at tables of 3 (a bye each round), 3 rounds, with options."""
+    players: list[Player] = ["Ada", "Bo", "Cy", "Di", "Ed", ("Flo", "greedy"), "Gus"]
+    return build(
+        "arktia", "swiss", players, table_size=3, rounds=3, options={"turn_limit": 60}, seed=1
+    )
+
+
+@cache
+def round_robin() -> Export:
+    """Arktia, 5 players: every pair once, 5 rounds of 2 tables and a bye."""
+    return build("arktia", "round_robin", ["Ada", "Bo", "Cy", "Di", "Ed"], seed=2)
+
+
+HONEST: dict[str, Callable[[], Export]] = {
+    "swiss-2": swiss,
+    "swiss-3": swiss_of_three,
+    "round-robin": round_robin,
+}
+
+
+def audit(export: Export) -> TournamentVerdict:
+    return audit_tournament(export.lines(), file="t.ndjson")
+
+
+def name(export: Export, round_: int, table: int) -> str:
+    return f"round {round_} table {table} (game {export.listed(round_, table)['game_id']})"
+
+
+def resign(
+    export: Export, round_: int, table: int, change: Callable[[dict[str, Any]], None]
+) -> None:
+    """Change event 1's data of a game and re-sign its whole log, as a careful forger would."""
+    index = export.index(round_, table)
+    log = export.games[index]
+    change(log[0]["data"])
+    export.games[index] = rechain(log)
+
+
+def seat_as(export: Export, data: dict[str, Any], seat: int, player: int) -> None:
+    """Give ``seat`` of a game's event 1 the name and bot of ``player``."""
+    listed = export.manifest["players"][player]
+    data["seats"][seat] = {"seat": seat, "name": listed["name"], "bot": listed["bot"]}
+
+
+def standings_rows(export: Export) -> list[list[str]]:
+    return [
+        [str(place), s["name"], s["points"], s["buchholz"]]
+        for place, s in enumerate(export.manifest["standings"], start=1)
+    ]
+
+
+# ----- honest tournaments -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", sorted(HONEST))
+def test_an_honest_tournament_verifies_ok_through_the_cli(tmp_path: Path, kind: str) -> None:
+    export = HONEST[kind]()
+    manifest = export.manifest
+    if manifest["format"] == "swiss":
+        assert all(r["byes"] for r in manifest["rounds"]), "every round has a bye"
+    path = export.write(tmp_path / f"{kind}.ndjson")
+    result = floe("verify", str(path))
+    print(result.stdout)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    games = [(r["round"], g["table"]) for r in manifest["rounds"] for g in r["games"]]
+    for line, (round_, table), log in zip(lines, games, export.games, strict=False):
+        assert line == f"{path} {name(export, round_, table)}: ok ({len(log)} events)"
+    at = len(games)
+    assert lines[at] == f"{path} standings, recomputed from the verified games:"
+    assert lines[at + 1].split() == ["place", "name", "points", "Buchholz"]
+    players = len(manifest["players"])
+    shown = [line.split() for line in lines[at + 2 : at + 2 + players]]
+    assert shown == standings_rows(export)
+    rounds = manifest["planned_rounds"]
+    assert lines[at + 2 + players :] == [
+        f"{path} (tournament {manifest['id']}): ok ({len(games)} games, {rounds} of {rounds} rounds)",
+        "1 ok, 0 incomplete, 0 failed",
+    ]
+
+
+def test_json_gives_one_object_for_the_tournament(tmp_path: Path) -> None:
+    export = swiss()
+    path = export.write(tmp_path / "swiss.ndjson")
+    single = reference("iceberg-2p")
+    result = floe("verify", "--json", str(path), str(single))
+    assert result.returncode == 0, result.stdout + result.stderr
+    tournament, game = (json.loads(line) for line in result.stdout.splitlines())
+    assert game["file"] == str(single) and game["status"] == "ok"
+    assert tournament["file"] == str(path)
+    assert tournament["tournament_id"] == export.manifest["id"]
+    assert (tournament["status"], tournament["problems"], tournament["unchecked"]) == ("ok", [], [])
+    assert (tournament["rounds"], tournament["planned_rounds"]) == (3, 3)
+    assert [g["game_id"] for g in tournament["games"]] == [g[0]["game_id"] for g in export.games]
+    assert {g["status"] for g in tournament["games"]} == {"ok"}
+    first = tournament["games"][0]
+    assert (first["round"], first["table"], first["lines"]) == (1, 1, [2, len(export.games[0]) + 1])
+    standings = [{k: v for k, v in s.items() if k != "place"} for s in tournament["standings"]]
+    assert standings == export.manifest["standings"]
+    assert [s["place"] for s in tournament["standings"]] == [1, 2, 3, 4, 5]
+
+
+def test_an_export_taken_while_games_are_played_is_incomplete(tmp_path: Path) -> None:
+    export = build("iceberg", "swiss", NAMES, rounds=3, unfinished=1, seed=3)
+    assert export.listed(3, 2)["outcome"] is None
+    path = export.write(tmp_path / "partial.ndjson")
+    result = floe("verify", str(path))
+    assert result.returncode == 1, result.stdout
+    lines = result.stdout.splitlines()
+    assert lines[5] == f"{path} {name(export, 3, 2)}: incomplete ({len(export.log(3, 2))} events)"
+    assert lines[-2] == (
+        f"{path} (tournament {export.manifest['id']}): incomplete: 1 game not over "
+        "(6 games, 3 of 3 rounds)"
+    )
+    assert lines[-1] == "0 ok, 1 incomplete, 0 failed"
+    shown = [line.split() for line in lines[8:13]]
+    assert shown == standings_rows(export)  # the games over and every bye so far
+
+
+def test_rounds_not_yet_made_are_incomplete() -> None:
+    export = build("arktia", "round_robin", ["Ada", "Bo", "Cy", "Di"], made=2, seed=4)
+    verdict = audit(export)
+    assert (verdict.status, verdict.problems) == ("incomplete", ())
+    assert str(verdict) == (
+        f"t.ndjson (tournament {export.manifest['id']}): incomplete: 1 round not yet made "
+        "(4 games, 2 of 3 rounds)"
+    )
+
+
+# ----- tampering ----------------------------------------------------------------------------
+
+
+def failed(export: Export) -> TournamentVerdict:
+    verdict = audit(export)
+    assert verdict.status == "failed", verdict
+    return verdict
+
+
+def test_an_edited_event_breaks_the_hash_chain_of_its_game() -> None:
+    export = swiss().copy()
+    export.log(1, 2)[4]["at"] = "2026-11-24T01:02:04.000Z"
+    verdict = failed(export)
+    where = name(export, 1, 2)
+    assert verdict.problems == (f"{where}: v5: the hash does not match the event",)
+    game = verdict.games[1]
+    assert (
+        str(game)
+        == f"{where}: failed at version 5: the hash does not match the event ({len(export.log(1, 2))} events)"
+    )
+    # Its result cannot be trusted, so what depends on it is named, not guessed at:
+    assert verdict.unchecked == (
+        f"the tables of round 2 and later: {where} has no verified result",
+        f"the standings: {where} has no verified result",
+    )
+
+
+def test_a_swapped_seed_fails_its_game_at_seed_revealed() -> None:
+    export = swiss().copy()
+    index = export.index(2, 1)
+    log = export.games[index]
+    log[-1]["data"]["seed"] = "00" * 32
+    export.games[index] = rechain(log)
+    verdict = failed(export)
+    assert verdict.problems == (
+        f"{name(export, 2, 1)}: v{len(log)}: the revealed seed does not match its commitment",
+    )
+
+
+def test_a_forged_seed_commitment_in_the_manifest_is_named_by_its_slot() -> None:
+    export = swiss().copy()
+    forged = hashlib.sha256(b"another seed").hexdigest()
+    real = export.manifest["seed_commitments"][3]
+    export.manifest["seed_commitments"][3] = forged  # slot 3: round 2, table 2
+    verdict = failed(export)
+    slot = f"seed_commitments[3]: {forged} is not the seed commitment of {name(export, 2, 2)}, the game of its slot ({real})"
+    assert verdict.problems[0].startswith("commitment: ")  # the commitment no longer fits
+    assert verdict.problems[1:] == (slot,)
+    export.manifest["commitment"] = hashlib.sha256(
+        "".join(export.manifest["seed_commitments"]).encode()
+    ).hexdigest()  # a careful forger commits to the forged list: the slot still gives it away
+    assert failed(export).problems == (slot,)
+
+
+def test_a_forged_commitment_fails() -> None:
+    export = swiss().copy()
+    real = export.manifest["commitment"]
+    export.manifest["commitment"] = "ab" * 32
+    verdict = failed(export)
+    assert verdict.problems == (
+        f"commitment: {'ab' * 32} is not the SHA-256 of the seed commitments ({real})",
+    )
+
+
+def test_two_players_swapped_between_tables_fail_the_pairing() -> None:
+    export = swiss().copy()
+    one, two = export.listed(3, 1), export.listed(3, 2)
+    p, q = one["players"][0], two["players"][0]
+    one["players"][0], two["players"][0] = q, p
+    resign(export, 3, 1, lambda data: seat_as(export, data, 0, q))
+    resign(export, 3, 2, lambda data: seat_as(export, data, 0, p))
+    export.restand()  # the standings the forged tables give: only the pairing is wrong
+    verdict = failed(export)
+    assert len(verdict.problems) == 1, verdict.problems
+    assert verdict.problems[0].startswith("round 3: tables ")
+    assert "are not the format's" in verdict.problems[0]
+    assert all(g.status == "ok" for g in verdict.games)  # every log verifies on its own
+
+
+def test_a_moved_bye_fails_the_pairing() -> None:
+    export = swiss().copy()
+    round_ = export.manifest["rounds"][2]
+    [bye] = round_["byes"]
+    table = export.listed(3, 1)
+    seated = table["players"][1]
+    round_["byes"], table["players"][1] = [seated], bye
+    resign(export, 3, 1, lambda data: seat_as(export, data, 1, bye))
+    export.restand()
+    verdict = failed(export)
+    assert len(verdict.problems) == 1, verdict.problems
+    problem = verdict.problems[0]
+    assert problem.startswith("round 3: tables ") and f"bye {seated} are not" in problem
+    assert problem.endswith(f"bye {bye}")
+
+
+def test_a_forged_standing_is_named_by_its_place() -> None:
+    export = swiss().copy()
+    row = export.manifest["standings"][2]
+    row["points"] = "9"
+    verdict = failed(export)
+    assert len(verdict.problems) == 1
+    assert verdict.problems[0].startswith(
+        f"standing 3: {row['name']} (player {row['player']}) with points 9 and"
+    )
+    assert " should be " in verdict.problems[0]
+
+
+def test_reordered_standings_fail_at_each_place() -> None:
+    export = swiss().copy()
+    table = export.manifest["standings"]
+    table[0], table[1] = table[1], table[0]
+    verdict = failed(export)
+    assert [p.split(":")[0] for p in verdict.problems] == ["standing 1", "standing 2"]
+
+
+def test_a_forged_outcome_claim_fails_its_game() -> None:
+    export = swiss().copy()
+    outcome = export.listed(1, 1)["outcome"]
+    outcome["winners"] = [1] if outcome["winners"] == [0] else [0]
+    verdict = failed(export)
+    where = name(export, 1, 1)
+    assert len(verdict.problems) == 1
+    assert verdict.problems[0].startswith(f"{where}: the manifest claims the outcome ")
+    assert "but the log ends" in verdict.problems[0]
+    assert str(verdict.games[0]).startswith(f"{where}: failed: the manifest claims the outcome")
+    export.restand()  # standings from the forged claim: the verified results disagree
+    assert any(p.startswith("standing ") for p in failed(export).problems)
+
+
+def test_a_missing_game_fails() -> None:
+    export = swiss().copy()
+    where = name(export, 2, 2)
+    del export.games[export.index(2, 2)]
+    verdict = failed(export)
+    assert verdict.problems == (f"{where}: no log in the export",)
+    assert str(verdict.games[3]) == f"{where}: failed: no log in the export (0 events)"
+
+
+def test_an_extra_game_fails() -> None:
+    export = swiss().copy()
+    extra = read_jsonl(reference("iceberg-2p"))
+    line = 2 + sum(len(g) for g in export.games)
+    export.games.append(extra)
+    verdict = failed(export)
+    where = f"game {extra[0]['game_id']} (line {line})"
+    assert verdict.problems == (f"{where}: a log the manifest does not list",)
+    assert verdict.games[-1].status == "failed" and verdict.games[-1].verdict.status == "ok"
+
+
+def test_a_game_listed_in_another_slot_fails() -> None:
+    export = swiss().copy()
+    one, two = export.listed(1, 1), export.listed(1, 2)
+    for key in ("game_id", "outcome"):  # the manifest lists each game at the other's table
+        one[key], two[key] = two[key], one[key]
+    export.games[0], export.games[1] = export.games[1], export.games[0]  # in the listed order
+    verdict = failed(export)
+    moved = name(export, 1, 1)  # the game of table 2, now listed at table 1
+    assert (
+        f'{moved}: event 1 places it at {{"id":"{export.manifest["id"]}","round":1,"table":2}}, not {{"id":"{export.manifest["id"]}","round":1,"table":1}}'
+        in verdict.problems
+    )
+    assert any(p.startswith("seed_commitments[0]: ") and moved in p for p in verdict.problems)
+    assert any(p.startswith(f"{moved}: seat 0 is ") for p in verdict.problems)
+
+
+def test_logs_out_of_order_fail() -> None:
+    export = swiss().copy()
+    first = export.line_of(1, 1)
+    export.games[0], export.games[1] = export.games[1], export.games[0]
+    verdict = failed(export)
+    assert verdict.problems == (
+        f"line {first}: the log of {name(export, 1, 2)} is where the log of "
+        f"{name(export, 1, 1)} belongs (games go in round, then table order)",
+    )
+
+
+def test_a_game_whose_lines_are_split_fails() -> None:
+    export = swiss().copy()
+    revealed = export.games[0].pop()  # round 1 table 1's last line, after table 2's log
+    export.games[1].append(revealed)
+    verdict = failed(export)
+    first, second = export.games[0], export.games[1]
+    assert (
+        f"game {revealed['game_id']}: line {1 + len(first) + len(second)} holds more of its "
+        f"events, after other games' lines (its log is at lines 2-{1 + len(first)}): a "
+        "game's lines go together"
+    ) in verdict.problems
+    assert verdict.games[0].verdict.status == "incomplete"  # what is left of it: no seed
+
+
+def test_a_hostile_line_in_a_game_is_named_by_its_line_in_the_file() -> None:
+    export = swiss().copy()
+    lines = export.lines()
+    number = export.line_of(2, 1) + 4  # event 5 of round 2 table 1
+    lines[number - 1] = "not json"
+    verdict = audit_tournament(lines)
+    assert verdict.status == "failed"
+    assert verdict.problems[0].startswith(f"{name(export, 2, 1)}: v5: line {number} is not JSON")
+
+
+def test_a_round_made_before_the_last_was_over_fails() -> None:
+    export = swiss().copy()
+    index = export.index(2, 2)
+    export.games[index] = export.games[index][:20]  # round 2 table 2 still in play
+    export.listed(2, 2)["outcome"] = None
+    export.restand()
+    verdict = failed(export)
+    assert verdict.problems == (
+        f"round 3: made before every game of round 2 was over ({name(export, 2, 2)} is not)",
+    )
+
+
+MALFORMED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "table-size-text": (
+        lambda m: m.update(table_size="2"),
+        "line 1: table_size: not an integer but a string",
+    ),
+    "no-rounds": (
+        lambda m: m.update(planned_rounds=0),
+        "line 1: rounds: a swiss tournament needs 1 or more rounds",
+    ),
+    "status-kept": (
+        lambda m: m.update(status="finished"),
+        "line 1: tournament: not exactly the fields of the format (missing: none; extra: status)",
+    ),
+    "player-fields": (
+        lambda m: m["players"][1].pop("bot"),
+        "line 1: players[1]: not exactly the fields of the format (missing: bot; extra: none)",
+    ),
+    "no-such-player": (
+        lambda m: m["rounds"][1]["games"][0]["players"].__setitem__(1, 99),
+        "line 1: rounds[1].games[0].players[1]: no player 99 (players are 0..4)",
+    ),
+    "bad-id": (
+        lambda m: m.update(id="ABC"),
+        "line 1: id: ABC is not 16 lowercase hex digits",
+    ),
+    "bad-number": (
+        lambda m: m["standings"][2].update(points="4/2"),
+        "line 1: standing 3: points: 4/2 is not a number as the format writes one (an integer, or a/b in lowest terms)",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MALFORMED))
+def test_a_malformed_manifest_fails_on_line_1(kind: str) -> None:
+    change, reason = MALFORMED[kind]
+    export = swiss().copy()
+    change(export.manifest)
+    verdict = failed(export)
+    assert verdict.problems == (reason,)
+    assert [g.status for g in verdict.games] == ["ok"] * 6  # every log still gets its verdict
+
+
+def test_line_1_that_is_no_manifest_fails() -> None:
+    lines = swiss().lines()
+    for first, reason in [
+        ('{"tournament": 5}', "line 1: tournament: not an object but a number"),
+        ('{"tournament": {}', "line 1: is not JSON"),
+        ("", 'line 1: empty, where the {"tournament": {...}} line belongs'),
+    ]:
+        verdict = audit_tournament([first, *lines[1:]])
+        assert verdict.status == "failed" and verdict.problems[0].startswith(reason), verdict
+    assert audit_tournament([]).status == "failed"
+
+
+def test_the_cli_names_each_problem_and_fails(tmp_path: Path) -> None:
+    export = swiss().copy()
+    export.manifest["commitment"] = "ab" * 32
+    MALFORMED["table-size-text"][0](export.manifest)
+    path = export.write(tmp_path / "forged.ndjson")
+    result = floe("verify", str(path))
+    assert result.returncode == 1
+    *_, problem, verdict, total = result.stdout.splitlines()
+    assert problem == f"{path} problem: line 1: table_size: not an integer but a string"
+    assert verdict == f"{path}: failed: 1 problem (6 games, 0 of ? rounds)"
+    assert total == "0 ok, 0 incomplete, 1 failed"
