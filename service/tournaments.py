@@ -214,19 +214,10 @@ class Tournaments:
 
     def _outcomes(self, stored: StoredTournament, number: int) -> list[JSON] | None:
         """Each game's outcome in round ``number``, or None while one is not over."""
-        recorded = stored.rounds[number - 1].get("outcomes")
-        if recorded is not None:
-            return list(recorded)
-        game_ids = self._game_ids(stored, number)
-        raws = self._repository.store.metas(game_ids)
-        if any(raw is None or raw.get("status") != "over" for raw in raws):
+        games = self._games(stored.rounds[number - 1], self._game_ids(stored, number))
+        if any(game["outcome"] is None for game in games):
             return None
-        outcomes = []
-        for game_id in game_ids:
-            outcome = self._repository.latest(self._repository.meta(game_id)).outcome
-            assert outcome is not None
-            outcomes.append(outcome.to_json())
-        return outcomes
+        return [game["outcome"] for game in games]
 
     def _game_ids(self, stored: StoredTournament, number: int) -> list[str]:
         per_round = _plan(stored.spec).tables_per_round
