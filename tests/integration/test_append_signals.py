@@ -13,28 +13,19 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from domain.engine.log import GENESIS_HASH, StoredEvent, seal
+from domain.engine.log import StoredEvent, seal
 from domain.engine.types import Event
 from service.appends import AppendSignals
 from service.store import Appended, RedisEventStore
 from tests.faults.conftest import wait_until
+from tests.integration.test_store import create_first
 
 LONG_MS = 30_000
 AT = "2026-01-01T00:00:00Z"
 
 
 def create_game(store: RedisEventStore) -> str:
-    game_id = secrets.token_hex(8)
-    [first] = seal(
-        game_id,
-        [Event("game_created", "system", {"game": "arktia"})],
-        first_version=1,
-        prev_hash=GENESIS_HASH,
-        at=AT,
-        command_id=None,
-    )
-    store.create(first, seed_hex="00" * 32, meta={"game": "arktia"}, created_ms=1)
-    return game_id
+    return create_first(store, secrets.token_hex(8)).game_id
 
 
 def append_one(store: RedisEventStore, game_id: str) -> None:

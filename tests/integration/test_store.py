@@ -26,7 +26,8 @@ from service.store import (
 AT = "2026-11-22T12:00:00Z"
 
 
-def _create(store: RedisEventStore, game_id: str = "g1") -> StoredEvent:
+def create_first(store: RedisEventStore, game_id: str = "g1") -> StoredEvent:
+    """A game of one ``game_created`` event, written as the service writes it."""
     [first] = seal(
         game_id,
         [Event("game_created", "system", {"game": "arktia"})],
@@ -59,7 +60,7 @@ def store(redis_client: redis.Redis) -> RedisEventStore:
 def test_append_writes_versions_with_entry_ids_that_are_the_versions(
     store: RedisEventStore, redis_client: redis.Redis
 ) -> None:
-    first = _create(store)
+    first = create_first(store)
     events = _next(first, "c1", n=2)
     assert store.append(events, command_key="0:c1", command_record={"first": 2}) == Appended(3)
     entries: Any = redis_client.xrange(events_key("g1"))
@@ -71,7 +72,7 @@ def test_append_writes_versions_with_entry_ids_that_are_the_versions(
 
 
 def test_a_stale_version_writes_nothing(store: RedisEventStore, redis_client: redis.Redis) -> None:
-    first = _create(store)
+    first = create_first(store)
     winner = _next(first, "a")
     loser = _next(first, "b")
     assert isinstance(store.append(winner, command_key="0:a"), Appended)
@@ -84,7 +85,7 @@ def test_a_stale_version_writes_nothing(store: RedisEventStore, redis_client: re
 def test_a_wrong_head_hash_writes_nothing(
     store: RedisEventStore, redis_client: redis.Redis
 ) -> None:
-    first = _create(store)
+    first = create_first(store)
     forged = seal(
         "g1", [Event("retire", 0, {})], first_version=2, prev_hash="f" * 64, at=AT, command_id="x"
     )
@@ -96,7 +97,7 @@ def test_a_wrong_head_hash_writes_nothing(
 def test_a_repeated_command_id_returns_the_first_record_and_writes_once(
     store: RedisEventStore, redis_client: redis.Redis
 ) -> None:
-    first = _create(store)
+    first = create_first(store)
     events = _next(first, "c1")
     record = {"seat": 0, "first": 2, "last": 2}
     assert isinstance(store.append(events, command_key="0:c1", command_record=record), Appended)
@@ -107,7 +108,7 @@ def test_a_repeated_command_id_returns_the_first_record_and_writes_once(
 
 
 def test_concurrent_appends_at_one_version_let_exactly_one_through(store: RedisEventStore) -> None:
-    first = _create(store)
+    first = create_first(store)
     results: list[object] = []
     barrier = threading.Barrier(16)
 
@@ -127,9 +128,9 @@ def test_concurrent_appends_at_one_version_let_exactly_one_through(store: RedisE
 
 
 def test_creating_a_game_twice_is_refused_and_changes_nothing(store: RedisEventStore) -> None:
-    first = _create(store)
+    first = create_first(store)
     with pytest.raises(GameExists):
-        _create(store)
+        create_first(store)
     assert store.read("g1") == [first]
 
 
@@ -140,7 +141,7 @@ def test_every_key_of_a_game_shares_one_cluster_slot() -> None:
 
 
 def test_the_stream_is_never_trimmed(store: RedisEventStore, redis_client: redis.Redis) -> None:
-    head = _create(store)
+    head = create_first(store)
     for i in range(300):
         [head] = _next(head, f"c{i}")
         assert isinstance(store.append([head], command_key=f"0:c{i}"), Appended)
@@ -154,6 +155,6 @@ def test_the_stream_is_never_trimmed(store: RedisEventStore, redis_client: redis
 
 
 def test_wait_returns_new_events_or_nothing_after_the_timeout(store: RedisEventStore) -> None:
-    first = _create(store)
+    first = create_first(store)
     assert store.wait("g1", after=1, block_ms=10) == []
     assert store.wait("g1", after=0, block_ms=10) == [first]
