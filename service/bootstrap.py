@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import cast
+from urllib.parse import urlsplit
 
 import redis
+from redis.cluster import ClusterNode, RedisCluster
 
 from domain.ai import POLICIES
 from domain.ai.policy import Policy
@@ -43,6 +46,9 @@ class Floe:
     """Every part of a running Floe, built once per process."""
 
     settings: Settings
+    #: The Redis of RQ's queues, the workers' liveness keys and the sweeper's lock: the
+    #: event store's, unless it is a cluster (``FLOE_QUEUE_URL``).
+    queue_redis: redis.Redis
     redis: redis.Redis
     repository: GameRepository
     commands: GameCommands
@@ -74,15 +80,48 @@ def connect(settings: Settings) -> redis.Redis:
     connection at the same moment (every live stream's heartbeat, say); they queue for one
     of ``redis_connections`` instead of opening thousands, or failing. One still waiting
     after ``REDIS_POOL_TIMEOUT`` seconds is a 503 ``store_unavailable``.
+
+    With ``redis_cluster`` it is redis-py's cluster client, started from the nodes
+    ``REDIS_URL`` lists. It is typed as ``redis.Redis`` for the stores: they use only what
+    both speak (scripts whose keys share one slot, non-transactional pipelines).
     """
+    if settings.redis_cluster:
+        return _connect_cluster(settings)
+    return _connect_one(settings.store_url, settings.redis_connections)
+
+
+def connect_queue(settings: Settings, store: redis.Redis) -> redis.Redis:
+    """A client for RQ's queues: ``store`` itself unless ``FLOE_QUEUE_URL`` names another."""
+    if settings.queue_url is None:
+        return store
+    return _connect_one(settings.queue_url, settings.redis_connections)
+
+
+def _connect_one(url: str, connections: int) -> redis.Redis:
     pool = redis.BlockingConnectionPool.from_url(
-        settings.store_url,
-        max_connections=settings.redis_connections,
+        url,
+        max_connections=connections,
         timeout=REDIS_POOL_TIMEOUT,
         socket_connect_timeout=2,
         health_check_interval=10,
     )
     return redis.Redis(connection_pool=pool)
+
+
+def _connect_cluster(settings: Settings) -> redis.Redis:
+    nodes = []
+    for url in settings.store_urls:
+        parts = urlsplit(url)
+        if parts.scheme not in ("redis", "rediss") or not parts.hostname:
+            raise ValueError(f"REDIS_URL: {url!r} is not a redis://host:port URL")
+        nodes.append(ClusterNode(parts.hostname, parts.port or 6379))  # type: ignore[no-untyped-call]
+    client = RedisCluster(
+        startup_nodes=nodes,
+        max_connections=settings.redis_connections,
+        socket_connect_timeout=2,
+        health_check_interval=10,
+    )
+    return cast(redis.Redis, client)
 
 
 def load_games(modules: Iterable[str]) -> None:
@@ -104,11 +143,12 @@ def build(
     settings = settings or Settings.from_env()
     load_games(settings.game_modules)
     client = redis_client or connect(settings)
+    queue_client = connect_queue(settings, client)
     signals = AppendSignals(client)
     repository = GameRepository(
         RedisEventStore(client, signals), clock, cache_bytes=settings.cache_bytes
     )
-    queue = jobs or RqJobQueue(client, bot_move_seconds=settings.bot_move_seconds)
+    queue = jobs or RqJobQueue(queue_client, bot_move_seconds=settings.bot_move_seconds)
     limits = Limits(
         per_token=settings.rate_limit_per_token,
         per_address=settings.rate_limit_per_address,
@@ -130,6 +170,7 @@ def build(
     return Floe(
         settings=settings,
         redis=client,
+        queue_redis=queue_client,
         repository=repository,
         commands=commands,
         tables=Tables(TableStore(client), commands, quotas, clock, table_limits),
@@ -145,6 +186,6 @@ def build(
             tournaments=tournaments,
         ),
         jobs=queue,
-        rate_limiter=RateLimiter(client, limits, clock),
+        rate_limiter=RateLimiter(client, limits, clock, cluster=settings.redis_cluster),
         long_requests=LongRequestSlots(client, settings.long_requests_per_address, clock),
     )

@@ -68,10 +68,16 @@ def token_of(authorization: str | None) -> str | None:
 
 
 class RateLimiter:
-    def __init__(self, client: redis.Redis, limits: Limits, clock: Clock) -> None:
+    """``cluster``: the counters of one request may sit in different slots, and a script may
+    touch one slot only, so each counter gets its own call (one call for all, elsewhere)."""
+
+    def __init__(
+        self, client: redis.Redis, limits: Limits, clock: Clock, *, cluster: bool = False
+    ) -> None:
         self._limits = limits
         self._clock = clock
         self._script: Any = client.register_script(_INCR_ALL)
+        self._cluster = cluster
 
     @property
     def limits(self) -> Limits:
@@ -95,10 +101,13 @@ class RateLimiter:
             checks.append((key, limits.per_address, "address"))
         if not checks:
             return
+        keys = [key for key, _, _ in checks]
+        ttl = [limits.window_seconds + 1]
         try:
-            counts = self._script(
-                keys=[key for key, _, _ in checks], args=[limits.window_seconds + 1]
-            )
+            if self._cluster:
+                counts = [self._script(keys=[key], args=ttl)[0] for key in keys]
+            else:
+                counts = self._script(keys=keys, args=ttl)
         except redis.ResponseError as error:
             if not refused_for_memory(error):
                 raise

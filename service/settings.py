@@ -25,6 +25,11 @@ class Settings:
     #: the other commands use ``DEFAULT_REDIS_URL``.
     redis_url: str | None = None
     organizer_token: str | None = None
+    #: ``redis_url`` names nodes of a Redis Cluster (comma-separated URLs; the client finds
+    #: the rest). RQ then needs a Redis of its own: ``queue_url``.
+    redis_cluster: bool = False
+    #: The Redis RQ's queues live in; None = the event store's (not allowed with a cluster).
+    queue_url: str | None = None
     #: Extra game packages to load by module name (each exports ``GAME``), e.g. plugins.
     game_modules: tuple[str, ...] = ()
     # --- the API ---
@@ -72,10 +77,27 @@ class Settings:
     stop_timeout: float = 10.0
     python: str = field(default=sys.executable)
 
+    def __post_init__(self) -> None:
+        if self.redis_cluster and (self.redis_url is None or self.queue_url is None):
+            raise ValueError(
+                "FLOE_REDIS_CLUSTER=1 needs REDIS_URL (one or more cluster nodes) and "
+                "FLOE_QUEUE_URL (a Redis for the job queues: RQ runs on one Redis)"
+            )
+
     @property
     def store_url(self) -> str:
         """The Redis to connect to: ``REDIS_URL``, or the local default."""
         return self.redis_url or DEFAULT_REDIS_URL
+
+    @property
+    def store_urls(self) -> list[str]:
+        """The event store's URLs: one Redis, or the cluster nodes ``REDIS_URL`` lists."""
+        return [url.strip() for url in self.store_url.split(",") if url.strip()]
+
+    @property
+    def queue_store_url(self) -> str:
+        """The Redis RQ uses: ``FLOE_QUEUE_URL``, else the event store's."""
+        return self.queue_url or self.store_url
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -85,6 +107,8 @@ class Settings:
         return cls(
             redis_url=env.get("REDIS_URL") or None,
             organizer_token=env.get("FLOE_ORGANIZER_TOKEN") or None,
+            redis_cluster=_flag("FLOE_REDIS_CLUSTER", env),
+            queue_url=env.get("FLOE_QUEUE_URL") or None,
             game_modules=tuple(
                 name.strip() for name in env.get("FLOE_GAME_MODULES", "").split(",") if name.strip()
             ),
@@ -117,6 +141,14 @@ class Settings:
             redis_maxmemory=_memory_size("FLOE_REDIS_MAXMEMORY", env),
             stop_timeout=read.number("FLOE_STOP_TIMEOUT", 10.0),
         )
+
+
+def _flag(name: str, env: Mapping[str, str]) -> bool:
+    """``1`` is on; unset, empty or ``0`` is off; anything else is an error naming it."""
+    value = env.get(name, "").strip()
+    if value not in ("", "0", "1"):
+        raise ValueError(f"{name} must be 0 or 1, not {value!r}")
+    return value == "1"
 
 
 def _memory_size(name: str, env: Mapping[str, str]) -> str | None:

@@ -43,6 +43,15 @@ def creator_key(creator: str) -> str:
     return f"floe:tables:creator:{{{creator}}}"
 
 
+# KEYS: the table.  ARGV: its TTL (ms), then field, value, ... . Writes the whole record and
+# its TTL at once (a record never lives without its expiry).
+PUT_SCRIPT = """
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
 # KEYS: the table.  ARGV: the seat to take, the joiner's name, the SHA-256 of the token made
 # for that seat, '1' if the joiner holds the host's quota slot for the game.
 # Takes the seat if it is still open and free: {'ok', open seats left}; the last seat turns
@@ -132,6 +141,7 @@ class TableStore:
 
     def __init__(self, client: redis.Redis) -> None:
         self._redis = client
+        self._put = client.register_script(PUT_SCRIPT)
         self._join = client.register_script(JOIN_SCRIPT)
         self._move = client.register_script(MOVE_SCRIPT)
         self._open_slots = ExpiringSlots(client)
@@ -168,11 +178,15 @@ class TableStore:
                 fields[prefix + "bot"] = seat.bot
             if token_hash is not None:
                 fields[prefix + "token"] = token_hash
-        pipe = self._redis.pipeline(transaction=True)
-        pipe.hset(table_key(record.id), mapping=fields)
-        pipe.pexpire(table_key(record.id), ttl_ms)
-        pipe.zadd(OPEN_INDEX if record.status == "open" else STARTED_INDEX, {record.id: created_ms})
-        pipe.execute()
+        args: list[EncodableT] = [ttl_ms]
+        for field, value in fields.items():
+            args += [field, value]
+        self._put(keys=[table_key(record.id)], args=args)
+        # The listing is an index beside the record, in another slot (so not in the script):
+        # a table written but not yet listed is still found by its id, and expires.
+        self._redis.zadd(
+            OPEN_INDEX if record.status == "open" else STARTED_INDEX, {record.id: created_ms}
+        )
 
     def get(self, table_id: str) -> TableRecord | None:
         raw = self._redis.hgetall(table_key(table_id))

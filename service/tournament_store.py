@@ -15,6 +15,12 @@ the rounds made so far. Its games are ordinary games in the event store. Keys:
 
 Every change also publishes ``<tournament key> <changes>`` on the channel games' appends use
 (``service.appends``), so the same subscription wakes a tournament's followers.
+
+Each script touches the tournament's own key only, so all of it lives in one slot of a Redis
+Cluster; the index and the running set are other keys, written beside it: a tournament is
+listed and marked running before its record exists (an id whose record never came is
+dropped by a sweep a minute later), and leaves the running set after it is recorded finished (the
+next ``advance`` of a finished one drops it, if a crash came between).
 """
 
 from __future__ import annotations
@@ -33,35 +39,34 @@ RUNNING = "floe:tournaments:running"
 
 TournamentStatus = Literal["running", "finished"]
 
+#: A listed id with no record this long after it was listed is a create that died.
+UNWRITTEN_MS = 60_000
+
 
 def tournament_key(tournament_id: str) -> str:
     return f"floe:tournament:{{{tournament_id}}}"
 
 
-# KEYS: the tournament, the index, the running set.  ARGV: the id, the spec JSON, the seeds
-# JSON, the rounds JSON, rounds made, created (ms).  Writes a new tournament: 1, or 0 if the
-# id is taken.
+# KEYS: the tournament.  ARGV: the spec JSON, the seeds JSON, the rounds JSON, rounds made.
+# Writes a new tournament: 1, or 0 if the id is taken.
 CREATE_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'spec', ARGV[2], 'seeds', ARGV[3], 'rounds', ARGV[4],
-           'made', ARGV[5], 'status', 'running', 'changes', 0)
-redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
-redis.call('SADD', KEYS[3], ARGV[1])
+redis.call('HSET', KEYS[1], 'spec', ARGV[1], 'seeds', ARGV[2], 'rounds', ARGV[3],
+           'made', ARGV[4], 'status', 'running', 'changes', 0)
 redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' 0')
 return 1
 """.replace("$CHANNEL", CHANNEL)
 
-# KEYS: the tournament, the running set.  ARGV: the id, rounds made as the caller read them,
-# the rounds JSON to write, rounds made after it, the status after it.
+# KEYS: the tournament.  ARGV: rounds made as the caller read them, the rounds JSON to
+# write, rounds made after it, the status after it.
 # Writes the rounds only if nobody changed them since the caller read them (the same count
 # made, still running): {'ok', changes}, {'stale', made, status} or {'missing'}.
 RECORD_SCRIPT = """
 local made = redis.call('HGET', KEYS[1], 'made')
 if not made then return {'missing'} end
 local status = redis.call('HGET', KEYS[1], 'status')
-if made ~= ARGV[2] or status ~= 'running' then return {'stale', made, status} end
-redis.call('HSET', KEYS[1], 'rounds', ARGV[3], 'made', ARGV[4], 'status', ARGV[5])
-if ARGV[5] ~= 'running' then redis.call('SREM', KEYS[2], ARGV[1]) end
+if made ~= ARGV[1] or status ~= 'running' then return {'stale', made, status} end
+redis.call('HSET', KEYS[1], 'rounds', ARGV[2], 'made', ARGV[3], 'status', ARGV[4])
 local changes = redis.call('HINCRBY', KEYS[1], 'changes', 1)
 redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' ' .. changes)
 return {'ok', tostring(changes)}
@@ -120,14 +125,14 @@ class TournamentStore:
         created_ms: int,
     ) -> bool:
         """Write a new tournament; False when the id is taken."""
-        keys = [tournament_key(tournament_id), INDEX, RUNNING]
+        self._client.zadd(INDEX, {tournament_id: created_ms})
+        self._client.sadd(RUNNING, tournament_id)
+        keys = [tournament_key(tournament_id)]
         args: list[str | int] = [
-            tournament_id,
             _dump(spec),
             _dump(list(seeds)),
             _dump(list(rounds)),
             len(rounds),
-            created_ms,
         ]
         return bool(self._create(keys=keys, args=args))
 
@@ -156,18 +161,31 @@ class TournamentStore:
         status: TournamentStatus,
     ) -> Recorded | Stale:
         """Replace the rounds of the tournament as ``read``, unless it changed since."""
-        keys = [tournament_key(tournament_id), RUNNING]
+        keys = [tournament_key(tournament_id)]
         args: list[str | int] = [
-            tournament_id,
             read.made,
             _dump(list(rounds)),
             len(rounds),
             status,
         ]
         answer = self._record(keys=keys, args=args)
-        if _text(answer[0]) == "ok":
-            return Recorded(int(answer[1]))
-        return Stale()
+        if _text(answer[0]) != "ok":
+            return Stale()
+        if status != "running":
+            self.not_running(tournament_id)
+        return Recorded(int(answer[1]))
+
+    def forget_unwritten(self, tournament_id: str, now_ms: int) -> None:
+        """Unlist an id whose record never came (its create died between listing it and
+        writing it), once it is older than any create still under way."""
+        listed = self._client.zscore(INDEX, tournament_id)
+        if listed is None or now_ms - listed > UNWRITTEN_MS:
+            self._client.srem(RUNNING, tournament_id)
+            self._client.zrem(INDEX, tournament_id)
+
+    def not_running(self, tournament_id: str) -> None:
+        """Drop a finished (or vanished) tournament from the running set."""
+        self._client.srem(RUNNING, tournament_id)
 
     def seeds(self, tournament_id: str) -> list[str]:
         """The slots' seeds (hex), in slot order: only to create the slots' games."""

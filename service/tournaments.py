@@ -161,7 +161,11 @@ class Tournaments:
         at any time: a lost race reads again and finds the work done."""
         for _ in range(ADVANCE_ATTEMPTS):
             stored = self._store.get(tournament_id)
-            if stored is None or stored.status == "finished":
+            if stored is None:
+                self._store.forget_unwritten(tournament_id, millis(self._clock()))
+                return
+            if stored.status == "finished":
+                self._store.not_running(tournament_id)  # left there by a crash, if at all
                 return
             self._ensure_games(stored)
             outcomes = self._outcomes(stored, stored.made)

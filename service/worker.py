@@ -117,25 +117,25 @@ def run_worker(floe: Floe, *, burst: bool = False, draws_only: bool = False) -> 
     stop = threading.Event()
     every = floe.settings.sweep_seconds
     worker = SimpleWorker(
-        jobs.worker_queues(floe.redis, draws_only=draws_only),
-        connection=floe.redis,
+        jobs.worker_queues(floe.queue_redis, draws_only=draws_only),
+        connection=floe.queue_redis,
         serializer=JSONSerializer,
     )
-    _keep_alive(floe.redis, worker.name, alive_ttl(floe), stop)
+    _keep_alive(floe.queue_redis, worker.name, alive_ttl(floe), stop)
     threading.Thread(
         target=_keep_alive_forever,
-        args=(floe.redis, worker.name, alive_ttl(floe), stop),
+        args=(floe.queue_redis, worker.name, alive_ttl(floe), stop),
         daemon=True,
     ).start()
     if not burst and every > 0:
-        sweeper = Sweeper(floe.automation, floe.jobs, floe.redis, every)
+        sweeper = Sweeper(floe.automation, floe.jobs, floe.queue_redis, every)
         threading.Thread(target=_sweep_forever, args=(sweeper, every, stop), daemon=True).start()
     try:
         return bool(worker.work(burst=burst, with_scheduler=False))
     finally:
         stop.set()
         with contextlib.suppress(redis.RedisError):
-            floe.redis.delete(jobs.alive_key(worker.name))
+            floe.queue_redis.delete(jobs.alive_key(worker.name))
 
 
 def _keep_alive(client: redis.Redis, name: str, ttl: float, stop: threading.Event) -> None:
