@@ -1,0 +1,119 @@
+"""Start and stop a local Redis Cluster: masters and their replicas, each a private
+``redis-server`` (``service.run.redis_server``), joined by ``redis-cli --cluster create``.
+
+For the tests and the benchmarks, which need a real cluster on one machine; a deployment
+runs its own cluster and names its nodes in ``REDIS_URL``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import redis
+from redis.cluster import ClusterNode, RedisCluster
+
+from service.run.redis_server import DURABLE_CONFIG, RedisServer, find_redis_server
+
+#: Each node persists like ``floe run``'s Redis, and notices a dead peer within a second.
+NODE_CONFIG: Mapping[str, str] = {
+    **DURABLE_CONFIG,
+    "cluster-enabled": "yes",
+    "cluster-config-file": "nodes.conf",
+    "cluster-node-timeout": "1000",
+}
+
+
+@dataclass
+class LocalCluster:
+    nodes: list[RedisServer]
+
+    @property
+    def url(self) -> str:
+        """``REDIS_URL`` for Floe: every node, comma-separated."""
+        return ",".join(f"redis://127.0.0.1:{node.port}" for node in self.nodes)
+
+    def client(self) -> RedisCluster:
+        nodes = [ClusterNode("127.0.0.1", node.port) for node in self.nodes]  # type: ignore[no-untyped-call]
+        return RedisCluster(startup_nodes=nodes)
+
+    def masters(self) -> list[RedisServer]:
+        return [node for node in self.nodes if node.running and role(node) == "master"]
+
+    def flush(self) -> None:
+        """Empty every master (the replicas follow)."""
+        for node in self.masters():
+            with node.client() as client:
+                client.flushall()
+
+    def healthy(self) -> bool:
+        """Every running node sees the cluster whole."""
+        running = [node for node in self.nodes if node.running]
+        return all(cluster_info(node).get("cluster_state") == "ok" for node in running)
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            with contextlib.suppress(Exception):
+                node.stop()
+
+
+def cluster_info(node: RedisServer) -> dict[str, str]:
+    """``CLUSTER INFO`` of one node, as a dict."""
+    with node.client() as client:
+        text = client.execute_command("CLUSTER INFO")
+    if isinstance(text, dict):
+        return {str(k): str(v) for k, v in text.items()}
+    raw = text.decode() if isinstance(text, bytes) else str(text)
+    return dict(line.split(":", 1) for line in raw.splitlines() if ":" in line)
+
+
+def role(node: RedisServer) -> str:
+    with node.client() as client:
+        return str(client.info("replication")["role"])
+
+
+def start_cluster(
+    base: Path, masters: int = 3, replicas: int = 1, *, timeout: float = 30.0
+) -> LocalCluster:
+    """``masters`` masters with ``replicas`` replicas each, whole and answering."""
+    nodes = [
+        RedisServer(base / f"node{i}", config=NODE_CONFIG).start()
+        for i in range(masters * (1 + replicas))
+    ]
+    cluster = LocalCluster(nodes)
+    cli = str(Path(find_redis_server()).with_name("redis-cli"))
+    created = subprocess.run(
+        [
+            cli,
+            "--cluster",
+            "create",
+            *(f"127.0.0.1:{node.port}" for node in nodes),
+            "--cluster-replicas",
+            str(replicas),
+            "--cluster-yes",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if created.returncode != 0:
+        cluster.stop()
+        raise RuntimeError(f"redis-cli --cluster create failed: {created.stdout}{created.stderr}")
+    deadline = time.monotonic() + timeout
+    while not _whole(cluster):
+        if time.monotonic() > deadline:
+            cluster.stop()
+            raise RuntimeError("the cluster did not become whole in time")
+        time.sleep(0.05)  # polling a condition on servers we just started
+    return cluster
+
+
+def _whole(cluster: LocalCluster) -> bool:
+    try:
+        return cluster.healthy()
+    except redis.RedisError:
+        return False
