@@ -23,6 +23,7 @@ from service.appends import AppendSignals
 from service.automation import Automation, JobHooks
 from service.clock import Clock, utc_now
 from service.commands import GameCommands
+from service.durability import ReplicaAcks
 from service.follow_ups import JobQueue
 from service.jobs import RqJobQueue
 from service.long_requests import LongRequestSlots
@@ -145,8 +146,9 @@ def build(
     client = redis_client or connect(settings)
     queue_client = connect_queue(settings, client)
     signals = AppendSignals(client)
+    acks = ReplicaAcks(client, settings.replica_acks, settings.replica_ack_timeout_ms)
     repository = GameRepository(
-        RedisEventStore(client, signals), clock, cache_bytes=settings.cache_bytes
+        RedisEventStore(client, signals, acks), clock, cache_bytes=settings.cache_bytes
     )
     queue = jobs or RqJobQueue(queue_client, bot_move_seconds=settings.bot_move_seconds)
     limits = Limits(
@@ -166,14 +168,14 @@ def build(
         ttl_seconds=settings.table_ttl_seconds,
         open_per_creator=settings.open_tables_per_creator,
     )
-    tournaments = Tournaments(TournamentStore(client), commands, repository, clock)
+    tournaments = Tournaments(TournamentStore(client, acks), commands, repository, clock)
     return Floe(
         settings=settings,
         redis=client,
         queue_redis=queue_client,
         repository=repository,
         commands=commands,
-        tables=Tables(TableStore(client), commands, quotas, clock, table_limits),
+        tables=Tables(TableStore(client, acks), commands, quotas, clock, table_limits),
         queries=GameQueries(repository),
         tournaments=tournaments,
         signals=signals,

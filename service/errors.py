@@ -96,6 +96,18 @@ class QuotaExceeded(ServiceError):
         self.limit = limit
 
 
+class NotReplicated(ServiceError):
+    """A write made, but not yet on as many replicas as ``FLOE_REPLICA_ACKS`` asks: not
+    promised (503; a retry with the same command id is safe)."""
+
+    def __init__(self, acked: int, wanted: int) -> None:
+        super().__init__(
+            "store_unavailable",
+            f"the write reached {acked} of the {wanted} replicas it must before it is "
+            "acknowledged; retry with the same command_id",
+        )
+
+
 class Conflict(ServiceError):
     """The request came too late for what it asks: a table already full, started or closed."""
 

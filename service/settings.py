@@ -30,6 +30,10 @@ class Settings:
     redis_cluster: bool = False
     #: The Redis RQ's queues live in; None = the event store's (not allowed with a cluster).
     queue_url: str | None = None
+    #: Replicas that must hold a write before it is answered (``WAIT``); 0 = none waited for.
+    replica_acks: int = 0
+    #: How long a write waits for them; then 503 ``store_unavailable`` (retry is safe).
+    replica_ack_timeout_ms: int = 1000
     #: Extra game packages to load by module name (each exports ``GAME``), e.g. plugins.
     game_modules: tuple[str, ...] = ()
     # --- the API ---
@@ -109,6 +113,8 @@ class Settings:
             organizer_token=env.get("FLOE_ORGANIZER_TOKEN") or None,
             redis_cluster=_flag("FLOE_REDIS_CLUSTER", env),
             queue_url=env.get("FLOE_QUEUE_URL") or None,
+            replica_acks=read.integer("FLOE_REPLICA_ACKS", 0, zero_ok=True),
+            replica_ack_timeout_ms=read.integer("FLOE_REPLICA_ACK_TIMEOUT_MS", 1000),
             game_modules=tuple(
                 name.strip() for name in env.get("FLOE_GAME_MODULES", "").split(",") if name.strip()
             ),

@@ -28,6 +28,7 @@ import redis
 from domain.engine.canonical import canonical_json
 from domain.engine.log import EventReader, StoredEvent
 from service.appends import CHANNEL, AppendSignals
+from service.durability import ReplicaAcks
 
 GAMES_INDEX = "floe:games"
 BOT_FAILURES_KEY = "floe:stats:bot-failures"
@@ -166,9 +167,15 @@ class EventStore(EventReader, Protocol):
 class RedisEventStore:
     """Redis-streams event store. The connection is passed in; nothing connects at import."""
 
-    def __init__(self, client: redis.Redis, signals: AppendSignals | None = None) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        signals: AppendSignals | None = None,
+        acks: ReplicaAcks | None = None,
+    ) -> None:
         self._redis = client
         self._signals = signals or AppendSignals(client)
+        self._acks = acks or ReplicaAcks(client)
         self._create = client.register_script(CREATE_SCRIPT)
         self._append = client.register_script(APPEND_SCRIPT)
 
@@ -182,7 +189,8 @@ class RedisEventStore:
         for field, value in meta.items():
             args += [field, value]
         try:
-            result = self._create(keys=[events_key(gid), meta_key(gid), seed_key(gid)], args=args)
+            keys = [events_key(gid), meta_key(gid), seed_key(gid)]
+            result = self._acks.run(self._create, keys, args)
         except redis.ResponseError:
             # Refused before its first write (a full Redis): list no game that does not exist.
             self._redis.zrem(GAMES_INDEX, gid)
@@ -210,13 +218,13 @@ class RedisEventStore:
             status or "",
             *(canonical_json(e.to_json()) for e in events),
         ]
-        kind, value = self._append(
-            keys=[events_key(gid), meta_key(gid), commands_key(gid)], args=args
-        )
+        keys = [events_key(gid), meta_key(gid), commands_key(gid)]
+        kind, value = self._acks.run(self._append, keys, args)
         kind, text = _text(kind), _text(value)
         if kind == "ok":
             return Appended(int(text))
         if kind == "duplicate":
+            self._acks.confirm(events_key(gid))  # the first try's write: replicated now?
             return Duplicate(json.loads(text))
         if kind == "missing":
             raise KeyError(gid)

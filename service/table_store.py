@@ -27,6 +27,7 @@ from typing import Any, Literal
 import redis
 from redis.typing import EncodableT, FieldT
 
+from service.durability import ReplicaAcks
 from service.slots import ExpiringSlots
 
 OPEN_INDEX = "floe:tables:open"
@@ -139,7 +140,8 @@ class JoinRefused:
 class TableStore:
     """The tables' records. The connection is passed in; nothing connects at import."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, acks: ReplicaAcks | None = None) -> None:
+        self._acks = acks or ReplicaAcks(client)
         self._redis = client
         self._put = client.register_script(PUT_SCRIPT)
         self._join = client.register_script(JOIN_SCRIPT)
@@ -181,7 +183,7 @@ class TableStore:
         args: list[EncodableT] = [ttl_ms]
         for field, value in fields.items():
             args += [field, value]
-        self._put(keys=[table_key(record.id)], args=args)
+        self._acks.run(self._put, [table_key(record.id)], args)
         # The listing is an index beside the record, in another slot (so not in the script):
         # a table written but not yet listed is still found by its id, and expires.
         self._redis.zadd(
@@ -205,7 +207,7 @@ class TableStore:
         self, table_id: str, seat: int, name: str, token_hash: str, *, reserved: bool
     ) -> Joined | JoinRefused:
         args = [str(seat), name, token_hash, "1" if reserved else "0"]
-        reply: Any = self._join(keys=[table_key(table_id)], args=args)
+        reply: Any = self._acks.run(self._join, [table_key(table_id)], args)
         kind = _text(reply[0])
         if kind == "ok":
             return Joined(int(reply[1]))
@@ -214,7 +216,7 @@ class TableStore:
     def move(self, table_id: str, frm: TableStatus, to: TableStatus, *, ttl_ms: int | None) -> bool:
         """``frm`` → ``to`` if the table is in ``frm``; the record then lives ``ttl_ms``."""
         args = [frm, to, "" if ttl_ms is None else str(ttl_ms)]
-        return bool(int(self._move(keys=[table_key(table_id)], args=args)))
+        return bool(int(self._acks.run(self._move, [table_key(table_id)], args)))
 
     def listed(self, status: Literal["open", "started"], *, offset: int, limit: int) -> list[str]:
         index = OPEN_INDEX if status == "open" else STARTED_INDEX

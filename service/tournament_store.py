@@ -33,6 +33,7 @@ from typing import Any, Literal
 import redis
 
 from service.appends import CHANNEL
+from service.durability import ReplicaAcks
 
 INDEX = "floe:tournaments"
 RUNNING = "floe:tournaments:running"
@@ -73,9 +74,10 @@ return {'ok', tostring(changes)}
 """.replace("$CHANNEL", CHANNEL)
 
 # KEYS: the tournament.  Something it shows changed (a game ended): bump ``changes`` and
-# publish it; 0 for a tournament that does not exist.
+# publish it; 0 for a tournament that does not exist or is finished (a finished one never
+# changes again: its last change is the one that finished it).
 TOUCH_SCRIPT = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 local changes = redis.call('HINCRBY', KEYS[1], 'changes', 1)
 redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' ' .. changes)
 return changes
@@ -110,7 +112,8 @@ class Stale:
 class TournamentStore:
     """The named scripts above, with typed results."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, acks: ReplicaAcks | None = None) -> None:
+        self._acks = acks or ReplicaAcks(client)
         self._client = client
         self._create = client.register_script(CREATE_SCRIPT)
         self._record = client.register_script(RECORD_SCRIPT)
@@ -134,7 +137,7 @@ class TournamentStore:
             _dump(list(rounds)),
             len(rounds),
         ]
-        return bool(self._create(keys=keys, args=args))
+        return bool(self._acks.run(self._create, keys, args))
 
     def get(self, tournament_id: str) -> StoredTournament | None:
         """The tournament, without its seeds (``seeds`` reads them)."""
@@ -168,7 +171,7 @@ class TournamentStore:
             len(rounds),
             status,
         ]
-        answer = self._record(keys=keys, args=args)
+        answer = self._acks.run(self._record, keys, args)
         if _text(answer[0]) != "ok":
             return Stale()
         if status != "running":

@@ -22,6 +22,7 @@ from service.errors import (
     Forbidden,
     InvalidRequest,
     NotFound,
+    NotReplicated,
     OpenTableQuota,
     QuotaExceeded,
     RateLimited,
@@ -51,6 +52,7 @@ SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     TooManyStreams: 429,
     OpenTableQuota: 429,
     QuotaExceeded: 429,
+    NotReplicated: 503,
 }
 
 #: Werkzeug's own refusals, under stable codes.
@@ -91,6 +93,8 @@ def service_error_response(error: ServiceError) -> Response:
         headers["WWW-Authenticate"] = "Bearer"
     if isinstance(error, RateLimited | TooManyStreams):
         headers["Retry-After"] = str(error.retry_after)
+    if isinstance(error, NotReplicated):
+        headers["Retry-After"] = "1"
     return error_response(status, error.code, error.message, headers)
 
 

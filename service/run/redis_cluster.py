@@ -8,6 +8,7 @@ runs its own cluster and names its nodes in ``REDIS_URL``.
 from __future__ import annotations
 
 import contextlib
+import socket
 import subprocess
 import time
 from collections.abc import Mapping
@@ -17,7 +18,17 @@ from pathlib import Path
 import redis
 from redis.cluster import ClusterNode, RedisCluster
 
-from service.run.redis_server import DURABLE_CONFIG, RedisServer, find_redis_server
+from service.run.redis_server import (
+    DURABLE_CONFIG,
+    RedisServer,
+    find_redis_server,
+    free_tcp_port,
+)
+
+#: A node's cluster bus listens on its port plus this, so a node's port is at most
+#: ``MAX_NODE_PORT``.
+BUS_OFFSET = 10_000
+MAX_NODE_PORT = 65_535 - BUS_OFFSET
 
 #: Each node persists like ``floe run``'s Redis, and notices a dead peer within a second.
 NODE_CONFIG: Mapping[str, str] = {
@@ -81,7 +92,7 @@ def start_cluster(
 ) -> LocalCluster:
     """``masters`` masters with ``replicas`` replicas each, whole and answering."""
     nodes = [
-        RedisServer(base / f"node{i}", config=NODE_CONFIG).start()
+        RedisServer(base / f"node{i}", port=cluster_port(), config=NODE_CONFIG).start()
         for i in range(masters * (1 + replicas))
     ]
     cluster = LocalCluster(nodes)
@@ -110,6 +121,25 @@ def start_cluster(
             raise RuntimeError("the cluster did not become whole in time")
         time.sleep(0.05)  # polling a condition on servers we just started
     return cluster
+
+
+def cluster_port() -> int:
+    """A free port a cluster node can use: its cluster bus listens 10,000 above it, so the
+    port must be at most 55535 and that one free too."""
+    for _ in range(1000):
+        port = free_tcp_port()
+        if port <= MAX_NODE_PORT and _free(port + BUS_OFFSET):
+            return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
+def _free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def _whole(cluster: LocalCluster) -> bool:

@@ -300,9 +300,12 @@ def test_the_stream_sends_the_tournament_on_every_change_until_it_is_finished(
     assert [d["status"] for d in documents[:-1]] == ["running"] * (len(documents) - 1)
     assert len({len(d["rounds"]) for d in documents}) == 2, "it saw both rounds"
     assert documents[-1] == document(client, created["id"])
+    tournaments = floe_of(app).tournaments
+    last = tournaments.changes(created["id"])[0]
+    tournaments.game_over(documents[-1]["rounds"][-1]["games"][0]["game_id"])  # a late job
+    assert tournaments.changes(created["id"])[0] == last, "a finished tournament never changes"
     again = client.get(
-        f"/v1/tournaments/{created['id']}/stream",
-        headers={"Last-Event-ID": str(floe_of(app).tournaments.changes(created["id"])[0])},
+        f"/v1/tournaments/{created['id']}/stream", headers={"Last-Event-ID": str(last)}
     )
     assert again.get_data(as_text=True) == "retry: 2000\n\n", "nothing more will come"
 

@@ -1,0 +1,191 @@
+"""``FLOE_REPLICA_ACKS``: an answered write is on that many replicas, so losing its master
+loses nothing acknowledged; with 0, a failover can lose acknowledged events, and a test
+shows it. Arktia needs no draws, so people's moves through the app are the only writes."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from flask.testing import FlaskClient
+
+from bench.hostile import wait_until
+from service.api.app import create_app
+from service.run.redis_cluster import LocalCluster, role, start_cluster
+from service.run.redis_server import DURABLE_CONFIG, RedisServer
+from service.settings import Settings
+from service.store import events_key
+from tests.e2e.conftest import Game
+
+PEOPLE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
+
+
+def new_game(client: FlaskClient) -> Game:
+    response = client.post("/v1/games", json=PEOPLE)
+    assert response.status_code == 201, response.get_json()
+    created = response.get_json()
+    return Game(client, created["id"], [s["token"] for s in created["seats"]])
+
+
+def move(game: Game, command_id: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """Post the first legal action of the seat to act; the answer and what was posted."""
+    view = game.view()
+    seat = view["to_act"][0]
+    legal = game.legal(seat)
+    body = {"seat": seat, "action": legal["actions"][0], "version": legal["version"]}
+    answer = game.post(seat, body["action"], legal["version"], command_id, wait=0)
+    return answer, body
+
+
+def repost(game: Game, body: dict[str, Any], command_id: str) -> Any:
+    return game.post(body["seat"], body["action"], body["version"], command_id, wait=0)
+
+
+def versions(client: redis.Redis, game_id: str) -> list[int]:
+    entries: list[tuple[bytes, Any]] = client.xrange(events_key(game_id))  # type: ignore[assignment]
+    return [int(entry_id.decode().split("-")[1]) for entry_id, _ in entries]
+
+
+# ----- one master, one replica --------------------------------------------------------
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
+    master = RedisServer(tmp_path / "master", config=DURABLE_CONFIG).start()
+    replica = RedisServer(tmp_path / "replica", config=DURABLE_CONFIG).start()
+    with replica.client() as client:
+        client.replicaof("127.0.0.1", master.port)
+
+    def linked() -> bool:
+        with replica.client() as client:
+            return bool(client.info("replication").get("master_link_status") == "up")
+
+    try:
+        wait_until(linked, 30, "the replica to link up")
+        yield master, replica
+    finally:
+        for server in (replica, master):
+            if server.pid is not None:
+                os.kill(server.pid, signal.SIGCONT)
+            server.stop()
+
+
+def test_with_one_ack_an_answer_waits_for_the_replica_and_a_retry_is_safe(
+    pair: tuple[RedisServer, RedisServer],
+) -> None:
+    master, replica = pair
+    settings = Settings(redis_url=master.url, replica_acks=1, replica_ack_timeout_ms=300)
+    client = create_app(settings).test_client()
+    game = new_game(client)
+    answer, _ = move(game)
+    assert answer.status_code == 201
+    with replica.client() as on_replica:
+        assert versions(on_replica, game.id)[-1] == answer.get_json()["version"], (
+            "answered only once the replica had it"
+        )
+    assert replica.pid is not None
+    os.kill(replica.pid, signal.SIGSTOP)
+    refused, body = move(game, "while-the-replica-sleeps")
+    assert refused.status_code == 503
+    assert refused.get_json()["error"]["code"] == "store_unavailable"
+    assert refused.headers["Retry-After"] == "1"
+    os.kill(replica.pid, signal.SIGCONT)
+    retried = repost(game, body, "while-the-replica-sleeps")
+    assert retried.status_code == 201, retried.get_json()
+    with master.client() as on_master:
+        logged = versions(on_master, game.id)
+    assert logged == list(range(1, retried.get_json()["version"] + 1)), "the move once"
+    assert [e["version"] for e in retried.get_json()["events"]] == [logged[-1]]
+
+
+def test_with_no_acks_nothing_waits_for_a_replica(pair: tuple[RedisServer, RedisServer]) -> None:
+    master, replica = pair
+    client = create_app(Settings(redis_url=master.url)).test_client()
+    game = new_game(client)
+    assert replica.pid is not None
+    os.kill(replica.pid, signal.SIGSTOP)
+    answers = [move(game)[0].status_code for _ in range(3)]
+    assert answers == [201, 201, 201]
+
+
+# ----- a cluster losing a master --------------------------------------------------------
+
+
+@pytest.fixture
+def own_cluster(tmp_path: Path) -> Iterator[LocalCluster]:
+    cluster = start_cluster(tmp_path / "cluster")
+    try:
+        yield cluster
+    finally:
+        for node in cluster.nodes:
+            if node.pid is not None:
+                os.kill(node.pid, signal.SIGCONT)
+        cluster.stop()
+
+
+def master_and_replica(cluster: LocalCluster, key: str) -> tuple[RedisServer, RedisServer]:
+    """The master serving ``key``'s slot, and its replica."""
+    port = int(cluster.client().get_node_from_key(key).port)  # type: ignore[no-untyped-call]
+    master = next(node for node in cluster.nodes if node.port == port)
+
+    def follows(node: RedisServer) -> bool:
+        with node.client() as client:
+            info = client.info("replication")
+        return info["role"] == "slave" and int(info["master_port"]) == port
+
+    return master, next(node for node in cluster.nodes if follows(node))
+
+
+def lose_the_master(cluster: LocalCluster, master: RedisServer, replica: RedisServer) -> None:
+    """Kill the master while its replica is stopped; wake the replica, which takes over."""
+    master.kill()
+    assert replica.pid is not None
+    os.kill(replica.pid, signal.SIGCONT)
+    wait_until(lambda: role(replica) == "master", 30, "the replica to be promoted")
+    wait_until(cluster.healthy, 30, "the cluster to be whole again")
+
+
+@pytest.mark.parametrize("acks", [0, 1])
+def test_a_failover_loses_acknowledged_moves_only_without_acks(
+    own_cluster: LocalCluster, redis_url: str, acks: int
+) -> None:
+    """The replica stops (its link to the master cut), moves go on, the master dies and the
+    replica takes over. With 0 acks the moves answered meanwhile are gone; with 1 they were never
+    answered (503), and every move that was answered is there."""
+    settings = Settings(
+        redis_url=own_cluster.url,
+        redis_cluster=True,
+        queue_url=redis_url,
+        replica_acks=acks,
+        replica_ack_timeout_ms=300,
+    )
+    client = create_app(settings).test_client()
+    game = new_game(client)
+    answered = [move(game)[0] for _ in range(3)]
+    assert [a.status_code for a in answered] == [201, 201, 201]
+    master, replica = master_and_replica(own_cluster, events_key(game.id))
+    last = answered[-1].get_json()["version"]
+    with replica.client(single_connection_client=True) as on_replica:
+        on_replica.execute_command("READONLY")  # a replica answers reads of its slots
+        wait_until(lambda: versions(on_replica, game.id)[-1:] == [last], 30, "the replica")
+    assert replica.pid is not None
+    os.kill(replica.pid, signal.SIGSTOP)
+    with master.client() as on_master:  # cut the link: nothing more reaches the replica
+        on_master.client_kill_filter(_type="replica")
+    during = [move(game)[0] for _ in range(3)]
+    acknowledged = [a.get_json()["version"] for a in answered + during if a.status_code == 201]
+    lose_the_master(own_cluster, master, replica)
+    survived = versions(own_cluster.client(), game.id)  # type: ignore[arg-type]
+    if acks == 0:
+        assert [a.status_code for a in during] == [201, 201, 201]
+        lost = [v for v in acknowledged if v not in survived]
+        assert lost, "acknowledged moves the promoted replica never had"
+        assert survived[-1] == answered[-1].get_json()["version"]
+    else:
+        assert {a.status_code for a in during} == {503}
+        assert all(v in survived for v in acknowledged), "no acknowledged move is lost"
