@@ -78,7 +78,7 @@ class FloeRun:
         assert self.process.poll() is None, self.log()
         try:
             return call(self.port, "GET", "/v1/health")[0] == 200
-        except OSError:
+        except (OSError, http.client.HTTPException, ValueError):  # not listening yet
             return False
 
 

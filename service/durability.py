@@ -13,7 +13,7 @@ a retry that finds the write already made confirms it the same way (``confirm``)
 
 On a Redis Cluster the pipeline goes to the master that serves the keys' slot (``WAIT`` has
 no key, so the cluster client could not route it there); a slot that moved meanwhile is
-looked up again.
+looked up again, and one being moved is followed where its keys went (``ASKING``).
 """
 
 from __future__ import annotations
@@ -65,14 +65,21 @@ class ReplicaAcks:
         self._waited(key, lambda pipe: pipe.set(mark, 1, px=CONFIRM_TTL_MS))
 
     def _waited(self, key: str, write: Callable[[Pipeline], object]) -> Any:
+        asked: redis.Redis | None = None  # the node a migrating slot sent us to, if any
         for _ in range(MOVED_ATTEMPTS):
-            pipe = self._node(key).pipeline(transaction=False)
+            pipe = (asked or self._node(key)).pipeline(transaction=False)
+            if asked is not None:
+                pipe.execute_command("ASKING")  # type: ignore[no-untyped-call]  # into an importing slot
             write(pipe)
             pipe.wait(self._count, self._timeout_ms)
             try:
-                result, acked = pipe.execute()
-            except (MovedError, AskError):
-                self._refresh()  # the slot moved (or is moving): ask the cluster again
+                *_, result, acked = pipe.execute()
+            except MovedError:  # the slot moved: ask the cluster where it is now
+                self._refresh()
+                asked = None
+                continue
+            except AskError as ask:  # the slot is moving and the keys went ahead
+                asked = self._node_at(ask.host, ask.port)
                 continue
             if int(acked) < self._count:
                 raise NotReplicated(int(acked), self._count)
@@ -86,6 +93,11 @@ class ReplicaAcks:
         cluster = cast(RedisCluster, self._client)
         node = cluster.get_node_from_key(key)
         return cast(redis.Redis, cluster.get_redis_connection(node))
+
+    def _node_at(self, host: str, port: int) -> redis.Redis | None:
+        cluster = cast(RedisCluster, self._client)
+        node = cluster.get_node(host=host, port=port)  # type: ignore[no-untyped-call]
+        return None if node is None else cluster.get_redis_connection(node)
 
     def _refresh(self) -> None:
         if isinstance(self._client, RedisCluster):

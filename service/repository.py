@@ -10,6 +10,7 @@ correctness.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,8 @@ AWAITING_RANDOM = "awaiting_random"
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 #: The catalog (game metadata) gets 1/CATALOG_SHARE of the cache budget, states the rest.
 CATALOG_SHARE = 16
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,10 +133,26 @@ class GameRepository:
         return self._cache.head(game_id)
 
     def head(self, meta: GameMeta) -> Head:
-        """The game's newest state: the cached head caught up with whatever was appended."""
+        """The game's newest state: the cached head caught up with whatever was appended.
+
+        The read starts at the cached head's own event, to check the store still holds it:
+        a failover can lose a write this process already saw (with ``FLOE_REPLICA_ACKS=0``,
+        or one answered 503). Then the game is folded afresh from what the store holds, so
+        no process goes on deciding moves against a state the log does not make.
+        """
         game_id = meta.game_id
         cached = self._cache.head(game_id)
-        new_events = self.store.read(game_id, after=cached.state.version if cached else 0)
+        new_events = self.store.read(game_id, after=cached.state.version - 1 if cached else 0)
+        if cached is not None:
+            first = new_events[0] if new_events else None
+            if first is None or first.version != cached.state.version or first.hash != cached.hash:
+                log.warning(
+                    "game %s: the store lost v%d; folding again", game_id, cached.state.version
+                )
+                self._cache.forget(game_id)
+                cached, new_events = None, self.store.read(game_id)
+            else:
+                new_events = new_events[1:]
         if not new_events:
             if cached is None:
                 raise unknown_game(game_id)

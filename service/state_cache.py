@@ -108,6 +108,13 @@ class StateCache:
                     entry.head_bytes, entry.measured_at = size, version
             self._fit()
 
+    def forget(self, game_id: str) -> None:
+        """Drop the game's head and snapshots (the store no longer holds what they saw)."""
+        with self._lock:
+            entry = self._entries.pop(game_id, None)
+            if entry is not None:
+                self._bytes -= entry.size
+
     def snapshot(self, state: GameState[Any]) -> None:
         if state.version % SNAPSHOT_EVERY:
             return

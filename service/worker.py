@@ -27,6 +27,7 @@ import threading
 import uuid
 
 import redis
+from redis.exceptions import RedisClusterException
 from rq import SimpleWorker
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
@@ -155,5 +156,5 @@ def _sweep_forever(sweeper: Sweeper, every: float, stop: threading.Event) -> Non
     while not stop.wait(every):
         try:
             sweeper.sweep()
-        except redis.RedisError as error:  # Redis away: try again next round
+        except (redis.RedisError, RedisClusterException) as error:  # away: try next round
             log.warning("sweep failed: %s", error)

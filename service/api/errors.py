@@ -12,7 +12,7 @@ import logging
 
 import redis
 from flask import Flask, Response, jsonify, request
-from redis.exceptions import ClusterDownError, RedisClusterException, TryAgainError
+from redis.exceptions import ClusterDownError, ClusterError, RedisClusterException, TryAgainError
 from werkzeug.exceptions import HTTPException
 
 from domain.engine.errors import GameError
@@ -143,6 +143,7 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(redis.TimeoutError)
     @app.errorhandler(ClusterDownError)  # a cluster failing over: its slots have no master
     @app.errorhandler(TryAgainError)  # a slot being migrated: the keys are split for now
+    @app.errorhandler(ClusterError)  # redirected too often ("TTL exhausted"): a split slot
     @app.errorhandler(RedisClusterException)  # no node reachable for a slot
     def store_down(error: Exception) -> Response:
         log.warning("redis unavailable during %s %s: %s", request.method, request.path, error)

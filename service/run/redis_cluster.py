@@ -8,7 +8,6 @@ runs its own cluster and names its nodes in ``REDIS_URL``.
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import time
 from collections.abc import Mapping
@@ -21,14 +20,14 @@ from redis.cluster import ClusterNode, RedisCluster
 from service.run.redis_server import (
     DURABLE_CONFIG,
     RedisServer,
+    ephemeral_port_low,
     find_redis_server,
     free_tcp_port,
+    port_is_free,
 )
 
-#: A node's cluster bus listens on its port plus this, so a node's port is at most
-#: ``MAX_NODE_PORT``.
+#: A node's cluster bus listens on its port plus this.
 BUS_OFFSET = 10_000
-MAX_NODE_PORT = 65_535 - BUS_OFFSET
 
 #: Each node persists like ``floe run``'s Redis, and notices a dead peer within a second.
 NODE_CONFIG: Mapping[str, str] = {
@@ -124,22 +123,13 @@ def start_cluster(
 
 
 def cluster_port() -> int:
-    """A free port a cluster node can use: its cluster bus listens 10,000 above it, so the
-    port must be at most 55535 and that one free too."""
+    """A free port a cluster node can use, with its cluster bus port (10,000 above it) free
+    too, both below the ephemeral range."""
     for _ in range(1000):
-        port = free_tcp_port()
-        if port <= MAX_NODE_PORT and _free(port + BUS_OFFSET):
+        port = free_tcp_port(below=ephemeral_port_low() - BUS_OFFSET)
+        if port_is_free("127.0.0.1", port + BUS_OFFSET):
             return port
     raise RuntimeError("no free port pair for a cluster node")
-
-
-def _free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def _whole(cluster: LocalCluster) -> bool:

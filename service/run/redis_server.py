@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import random
 import shutil
 import signal
 import socket
@@ -35,10 +36,12 @@ __all__ = [
     "RedisServer",
     "RedisServerError",
     "durable_config",
+    "ephemeral_port_low",
     "find_redis_server",
     "free_tcp_port",
     "make_private_dir",
     "parent_death_signal",
+    "port_is_free",
 ]
 
 #: Every acknowledged write is fsynced to the append-only file before the reply, so data
@@ -127,14 +130,44 @@ def find_redis_server() -> str:
     return found
 
 
-def free_tcp_port(host: str = "127.0.0.1") -> int:
-    """Return a TCP port that is free on ``host`` right now (never 6379)."""
-    while True:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind((host, 0))
-            port: int = sock.getsockname()[1]
-        if port not in _RESERVED_PORTS:
+def free_tcp_port(host: str = "127.0.0.1", *, below: int | None = None) -> int:
+    """Return a TCP port that is free on ``host`` right now (never 6379).
+
+    It is picked below the kernel's ephemeral range (``ip_local_port_range``), and below
+    ``below`` if given: a port from that range may be taken, between this check and the
+    server's bind, as the source port of any outgoing connection (busy test suites and
+    cluster buses make many).
+    """
+    top = min(ephemeral_port_low(), below or 65_536) - 1
+    picker = random.SystemRandom()
+    for _ in range(1000):
+        port = picker.randint(_LOWEST_PORT, top)
+        if port not in _RESERVED_PORTS and port_is_free(host, port):
             return port
+    raise RedisServerError(f"no free TCP port in {_LOWEST_PORT}..{top}")
+
+
+#: The lowest port ``free_tcp_port`` hands out (below it: well-known and registered ports).
+_LOWEST_PORT = 10_000
+
+
+def ephemeral_port_low() -> int:
+    """The first port the kernel hands out as a connection's source port."""
+    try:
+        text = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text()
+        return int(text.split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32_768
+
+
+def port_is_free(host: str, port: int) -> bool:
+    """Whether ``port`` can be bound on ``host`` right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
 
 
 def parent_death_signal() -> Callable[[], None] | None:

@@ -181,6 +181,15 @@ def test_a_failover_loses_acknowledged_moves_only_without_acks(
     acknowledged = [a.get_json()["version"] for a in answered + during if a.status_code == 201]
     lose_the_master(own_cluster, master, replica)
     survived = versions(own_cluster.client(), game.id)  # type: ignore[arg-type]
+    # The app saw versions the store has lost (acknowledged with 0 acks, or 503 with 1): it
+    # serves the store's own head again, not a state the log no longer makes, and plays on.
+    wait_until(lambda: game.get().status_code == 200, 30, "the app to find the new master")
+    assert game.view()["version"] == survived[-1]
+    if acks == 1:  # the promoted master has no replica: it acknowledges nothing until one
+        assert move(game)[0].status_code == 503  # rejoins, as the old master does now
+        master.start()
+        wait_until(lambda: role(master) == "slave", 30, "the old master to rejoin as a replica")
+    wait_until(lambda: move(game)[0].status_code == 201, 30, "a move to be acknowledged")
     if acks == 0:
         assert [a.status_code for a in during] == [201, 201, 201]
         lost = [v for v in acknowledged if v not in survived]
