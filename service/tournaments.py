@@ -234,6 +234,11 @@ class Tournaments:
         """The tournament as ``GET /v1/tournaments/{id}`` shows it (404 when unknown)."""
         return self._document(self._get(tournament_id))
 
+    def followed(self, tournament_id: str) -> tuple[int, JSON]:
+        """The document and its change count, from one read (a stream's event and its id)."""
+        stored = self._get(tournament_id)
+        return stored.changes, self._document(stored)
+
     def changes(self, tournament_id: str) -> tuple[int, bool]:
         """How many times the tournament changed, and whether it is finished (for SSE)."""
         stored = self._get(tournament_id)

@@ -113,7 +113,7 @@ def _sse(floe: Floe, tournament_id: str, sent: int | None) -> Iterator[str]:
         while time.monotonic() < deadline:
             changes, _ = floe.tournaments.changes(tournament_id)
             if changes != sent:
-                document = floe.tournaments.get(tournament_id)
+                changes, document = floe.tournaments.followed(tournament_id)
                 payload = canonical_json(schemas.TOURNAMENT.dump(document))
                 yield f"id: {changes}\nevent: tournament\ndata: {payload}\n\n"
                 sent = changes

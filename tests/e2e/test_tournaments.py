@@ -345,13 +345,13 @@ PEOPLE = [{"name": f"p{i}"} for i in range(4)]
 
 
 def test_advancing_at_once_from_many_workers_makes_each_round_and_game_once(
-    redis_url: str, redis_client: redis.Redis, start_worker: StartWorker
+    redis_url: str, redis_client: redis.Redis
 ) -> None:
-    """Four advances race once round 1 is over (its jobs lost, no sweeper): one round 2."""
+    """Four advances race once round 1 is over (its jobs lost, no worker): one round 2."""
     client = lossy_app(redis_url).test_client()
-    created = create(client, body(PEOPLE, format="swiss", rounds=2))
+    # Arktia draws nothing: with no worker at all, only these advances make round 2.
+    created = create(client, body(PEOPLE, game="arktia", format="swiss", rounds=2))
     tokens = {p["player"]: p["token"] for p in created["players"]}
-    start_worker(FLOE_SWEEP_SECONDS="0")  # draws only: nothing else advances it
     play_round(client, created["id"], tokens, random.Random(1))
     assert len(document(client, created["id"])["rounds"]) == 1
     tournaments = floe_of(client.application).tournaments
@@ -432,7 +432,8 @@ def test_when_every_tournament_job_is_lost_the_sweeper_makes_the_rounds(
     redis_url: str, start_worker: StartWorker
 ) -> None:
     client = lossy_app(redis_url).test_client()
-    created = create(client, body(PEOPLE, rounds=2))
+    # Arktia draws nothing, and people play: the worker's only part is its sweeper.
+    created = create(client, body(PEOPLE, game="arktia", rounds=2))
     tokens = {p["player"]: p["token"] for p in created["players"]}
     start_worker()  # its sweeper runs every 0.2 s
     play_people(client, created["id"], tokens, seed=3)
