@@ -31,7 +31,7 @@ PIP_COMPILE := CUSTOM_COMPILE_COMMAND='make lock' $(BIN)/python -m piptools comp
 LINT_PATHS := $(wildcard domain service replay bench tests)
 
 .DELETE_ON_ERROR:
-.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament clean chromium
+.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament bench-cluster clean chromium
 
 # The runtime only (what `make run` needs); install-dev adds every development tool.
 .venv install: $(RUN_STAMP)
@@ -100,6 +100,12 @@ bench-ai-full: $(DEV_STAMP)
 # `make bench BENCH_ARGS='--only g'`). e.g. BENCH_TOURNAMENT_ARGS='--players 16 --workers 1,2'
 bench-tournament: $(DEV_STAMP)
 	$(BIN)/python -m bench.tournament $(BENCH_TOURNAMENT_ARGS)
+
+# Floe on a three-master Redis Cluster (a replica each) against one Redis, each behind its own
+# `floe run` (about 5 minutes; also `make bench BENCH_ARGS='--only h'`). e.g.
+# BENCH_CLUSTER_ARGS='--quick' or '--clients 4,16 --games 100'
+bench-cluster: $(DEV_STAMP)
+	$(BIN)/python -m bench.cluster $(BENCH_CLUSTER_ARGS)
 
 clean:
 	rm -rf $(VENV) .floe-data

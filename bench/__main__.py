@@ -16,7 +16,17 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import dice, folding, latency, memory, policy, throughput, tournament, verifying
+from bench import (
+    cluster,
+    dice,
+    folding,
+    latency,
+    memory,
+    policy,
+    throughput,
+    tournament,
+    verifying,
+)
 from bench.report import Report, git_state, load_average, machine, table
 from bench.stack import Stack
 
@@ -44,7 +54,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice through the RQ "
         "workers, (e) floe replay verify over a thousand games; (f) memory: Redis bytes "
         "per game and RSS with a bounded cache; (g) a 64-bot swiss tournament on 1, 2 and 4 "
-        "job workers (f and g are not in the default set: --only f, --only g).",
+        "job workers; (h) Floe on a Redis Cluster against one Redis (f, g and h are not in "
+        "the default set: --only f, --only g, --only h).",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
@@ -194,6 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "g" in args.only:  # python -m bench.tournament --help for its knobs
         quick = args.quick  # 16 bots, 3 rounds: about a minute
         tournament.run(report, count=16 if quick else 64, rounds=3 if quick else 6, log=log)
+
+    if "h" in args.only:  # python -m bench.cluster --help for its knobs
+        config = cluster.Config.quick() if args.quick else cluster.Config()
+        cluster.run(report, config=config, log=log)
 
     scripts: list[list[policy.Step]] = []
     if run_a:

@@ -3,9 +3,10 @@
 Redis replicates asynchronously: a master answers a write before any replica has it, so a
 master lost right after an answer can take the write with it when a replica is promoted.
 With ``FLOE_REPLICA_ACKS=k`` every write script of the event store, the tables and the
-tournaments is followed by ``WAIT k timeout`` on the same connection (one pipeline, one
-round trip): ``WAIT`` counts the replicas that acknowledged everything that connection
-wrote. Fewer than ``k`` within the timeout raises ``NotReplicated``, a 503
+tournaments is followed by ``WAIT k timeout`` on the same connection (one pipeline; redis-py
+sends a ``SCRIPT EXISTS`` before it, so two round trips): ``WAIT`` counts the replicas
+that acknowledged everything that connection wrote. Fewer than ``k`` within the timeout
+raises ``NotReplicated``, a 503
 ``store_unavailable``: the write may exist, but it is not promised. Every write is
 idempotent (a command id, a compare-and-set), so a retry with the same command id is safe;
 a retry that finds the write already made confirms it the same way (``confirm``), so its
