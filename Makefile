@@ -31,7 +31,7 @@ PIP_COMPILE := CUSTOM_COMPILE_COMMAND='make lock' $(BIN)/python -m piptools comp
 LINT_PATHS := $(wildcard domain service replay bench tests)
 
 .DELETE_ON_ERROR:
-.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament bench-cluster clean chromium
+.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament bench-cluster bench-servers clean chromium
 
 # The runtime only (what `make run` needs); install-dev adds every development tool.
 .venv install: $(RUN_STAMP)
@@ -86,6 +86,10 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/mypy
 
+# The default set (python -m bench --help), a few minutes. (a) also measures boardgame.io
+# 0.50.2 (bench/peer: `npm ci` on first use; skipped, saying so, without node and npm) and, on
+# 2 cores or more, runs pinned too: server on one core, load on the other (about a minute;
+# BENCH_ARGS='--no-bgio --no-pinned' skips both).
 bench: $(DEV_STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
@@ -106,6 +110,12 @@ bench-tournament: $(DEV_STAMP)
 # BENCH_CLUSTER_ARGS='--quick' or '--clients 4,16 --games 100'
 bench-cluster: $(DEV_STAMP)
 	$(BIN)/python -m bench.cluster $(BENCH_CLUSTER_ARGS)
+
+# HTTP servers for the Flask app (gunicorn gevent/gthread, granian), each pinned to one core
+# and loaded by wrk from the other, plus 200 idle streams each (about 2 minutes; needs
+# Debian's wrk). e.g. BENCH_SERVERS_ARGS='--candidates floe-run,granian-1w --rounds 1'
+bench-servers: $(DEV_STAMP)
+	$(BIN)/python -m bench.servers $(BENCH_SERVERS_ARGS)
 
 clean:
 	rm -rf $(VENV) .floe-data

@@ -1,7 +1,15 @@
 """Entry point of ``make bench``: run (a) throughput, (b) latency vs version, (c) folding.
 
+(a) puts Floe's move path beside a bare XADD route and beside boardgame.io 0.50.2 (in-memory
+and FlatFile stores, ``bench.peer``: needs ``node`` and ``npm``, and ``npm ci``s
+``bench/peer`` on first use; without them it says "not measured" and goes on), then runs
+the same again pinned, server on one core and load on another (``--no-pinned`` skips it).
+
 Every duration and size is a flag (and an environment variable, for ``make bench``), so a
 quick pass and a careful one are the same code. Prints a table and writes the JSON report.
+
+Not in this set: ``python -m bench.servers`` (``make bench-servers``) weighs HTTP servers for
+the app, and ``python -m bench.profile_post`` splits a move's CPU by package.
 """
 
 from __future__ import annotations
@@ -50,18 +58,20 @@ def _csv(text: str) -> list[str]:
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m bench",
-        description="Floe benchmarks: (a) HTTP throughput vs a bare XADD, (b) POST latency "
-        "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice through the RQ "
-        "workers, (e) floe replay verify over a thousand games; (f) memory: Redis bytes "
-        "per game and RSS with a bounded cache; (g) a 64-bot swiss tournament on 1, 2 and 4 "
-        "job workers; (h) Floe on a Redis Cluster against one Redis (f, g and h are not in "
-        "the default set: --only f, --only g, --only h).",
+        description="Floe benchmarks: (a) HTTP throughput vs a bare XADD and boardgame.io "
+        "(also pinned: server on one core, load on another), (b) POST latency "
+        "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice and bot moves "
+        "through the job workers, (e) floe replay verify over a thousand games; (f) memory: "
+        "Redis bytes per game, bytes per cached game, RSS with a bounded cache (quick form; "
+        "--memory-full for all of it); (g) a 64-bot swiss tournament on 1, 2 and 4 job "
+        "workers; (h) Floe on a Redis Cluster against one Redis (g and h are not in the "
+        "default set: --only g, --only h).",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
         "--only",
         type=_csv,
-        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e")),
+        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f")),
         help="which benchmarks, e.g. a,c (env BENCH_ONLY)",
     )
     parser.add_argument(
@@ -80,7 +90,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "--rounds",
         type=int,
         default=None,
-        help="(a) windows the duration is split into, alternating loads (4, quick 2)",
+        help="(a) windows the duration is split into, order rotated per round (4, quick 2)",
     )
     parser.add_argument(
         "--warmup",
@@ -107,6 +117,26 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="(a) skip the phase that also GETs legal-actions before each POST",
     )
     parser.add_argument(
+        "--bgio",
+        action=argparse.BooleanOptionalAction,
+        default=_env("BENCH_BGIO", "1") != "0",
+        help="(a) also measure boardgame.io 0.50.2 (bench/peer, needs node and npm; "
+        "env BENCH_BGIO=0 to skip)",
+    )
+    parser.add_argument(
+        "--pinned",
+        action=argparse.BooleanOptionalAction,
+        default=_env("BENCH_PINNED", "1") != "0",
+        help="(a) also run fsync always with the server on one core and the load on another "
+        "(skipped below 2 cores; env BENCH_PINNED=0 to skip)",
+    )
+    parser.add_argument(
+        "--pinned-rounds",
+        type=int,
+        default=None,
+        help="(a) rounds of the pinned variant, same window length (half of --rounds, min 2)",
+    )
+    parser.add_argument(
         "--samples", type=int, default=None, help="(b) POSTs measured per version (200, quick 100)"
     )
     parser.add_argument(
@@ -122,15 +152,36 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--profile",
         action="store_true",
-        help="(c) also write a cProfile of one fold next to the JSON",
+        help="(c) also write a cProfile of one fold and one decode + fold next to the JSON",
     )
     parser.add_argument(
-        "--dice-duration", type=float, default=10.0, help="(d) seconds of 16-client rolling"
+        "--dice-duration",
+        type=float,
+        default=10.0,
+        help="(d) seconds of 16-client rolling, and of 16 bot games playing",
     )
     parser.add_argument("--dice-samples", type=int, default=200, help="(d) rolls timed alone")
     parser.add_argument("--dice-workers", type=int, default=1, help="(d) floe worker processes")
     parser.add_argument(
+        "--dice-backlog",
+        type=int,
+        default=2000,
+        help="(d) deals queued while the workers are stopped, then timed as they drain",
+    )
+    parser.add_argument(
+        "--dice-queue",
+        choices=("memory", "store"),
+        default=_env("BENCH_DICE_QUEUE", "memory"),
+        help="(d) where the job queues live: a Redis of their own in memory, as floe run "
+        "starts it, or the event store's (env BENCH_DICE_QUEUE)",
+    )
+    parser.add_argument(
         "--verify-games", type=int, default=1000, help="(e) finished games to verify"
+    )
+    parser.add_argument(
+        "--memory-full",
+        action="store_true",
+        help="(f) the whole of python -m bench.memory (about 2 minutes), not its quick form",
     )
     parser.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
@@ -199,8 +250,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             report, games=args.verify_games, events=100, jobs=os.cpu_count() or 1, log=log
         )
 
-    if "f" in args.only:
-        memory.run(report, log=log)  # python -m bench.memory --help for its knobs
+    if "f" in args.only:  # python -m bench.memory --help for its knobs
+        if args.memory_full:
+            memory.run(report, log=log)
+        else:
+            memory.quick(report, log=log)
 
     if "g" in args.only:  # python -m bench.tournament --help for its knobs
         quick = args.quick  # 16 bots, 3 rounds: about a minute
@@ -222,7 +276,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # (gunicorn reads them from the environment, as it does the rate limits).
         os.environ.setdefault("FLOE_LIVE_GAMES_PER_CREATOR", "0")
         os.environ.setdefault("FLOE_BOT_GAMES_PER_CREATOR", "0")
-        with Stack() as stack:
+        queue = args.dice_queue if run_d else "store"
+        with dice.queue_redis(queue) as queue_url, Stack() as stack:
             command = stack.command
             if run_b:
                 latency.run(
@@ -242,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     duration=args.dice_duration,
                     samples=args.dice_samples,
                     workers=args.dice_workers,
+                    queue=queue_url,
+                    backlog=args.dice_backlog,
                     log=log,
                 )
             if run_a:
@@ -255,6 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     fsync_policies=args.fsync,
                     legal_get=args.legal_get,
                     log=log,
+                    bgio=args.bgio,
+                    pinned=args.pinned,
+                    pinned_rounds=args.pinned_rounds,
                 )
 
     elapsed = time.monotonic() - began

@@ -24,6 +24,8 @@ from typing import Any
 
 import redis
 
+from service.backlog import Backlog
+from service.jobs import BATCHES
 from service.run.redis_server import free_tcp_port
 
 #: A client that gets no answer in this long counts the server as down.
@@ -70,6 +72,10 @@ class FloeRun:
         ]
         children = Path(f"/proc/{api[0]}/task/{api[0]}/children").read_text().split()
         return [int(pid) for pid in children]
+
+    def queue_redis(self) -> redis.Redis:
+        """The job queues' Redis that ``floe run`` starts beside its store (in memory)."""
+        return redis.Redis(unix_socket_path=str(self.data_dir / "queue" / "redis.sock"))
 
     def redis(self) -> redis.Redis:
         return redis.Redis(unix_socket_path=str(self.data_dir / "redis" / "redis.sock"))
@@ -232,8 +238,7 @@ def rss_bytes(pids: list[int]) -> int:
     return total
 
 
-def queued_job_ids(store: redis.Redis) -> list[str]:
-    """Every job id on the RQ queues, with repeats (a repeat is the sweeper bug)."""
-    names = ["floe:draws", "floe:bots", "floe"]
-    raw: list[list[bytes]] = [store.lrange(f"rq:queue:{n}", 0, -1) for n in names]  # type: ignore[misc]
-    return [entry.decode() for entries in raw for entry in entries]
+def queued_job_ids(queues: redis.Redis) -> list[str]:
+    """Every job id the queues hold (pending in a backlog, or claimed by a worker), with
+    repeats (a repeat is the sweeper bug); ``queues`` is the job queues' Redis."""
+    return Backlog(queues).items(list(BATCHES))

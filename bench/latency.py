@@ -9,7 +9,8 @@ then 5,000; the fill rate is reported). Then ``samples`` POSTs on it are measure
 *interleaved* with as many POSTs on fresh games near version 10 (each fresh game posts its
 first ``window`` scripted actions, versions 1 -> ``window`` + 1: opening placements and the
 first moves), so both sides see the same machine: a burst of other load cannot land on one
-side only. The ratio is p50(version V) / p50(version ~10) of those paired samples.
+side only. The ratio is p50(version V) / p50(version ~10) of those paired samples; its
+target, at version 5,000, is 1.1 (2,000 is reported beside it, without one).
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from typing import Any
 from bench import policy
 from bench.report import Report, Result, latency_summary
 from bench.stack import BenchError, Client, Stack, create_game
+
+#: The version the target is set at, and the target: p50 there <= 1.1 x p50 near version 10.
+#: Other versions (2,000) are reported beside it without a target.
+TARGET_VERSION = 5000
+RATIO_TARGET = 1.1
 
 
 class Game:
@@ -118,7 +124,8 @@ def run(
             report.add(Result(group, f"p50 @ v{target}", summary["p50_ms"], "ms"))
             report.add(Result(group, f"p99 @ v~10 (paired with v{target})", base["p99_ms"], "ms"))
             report.add(Result(group, f"p99 @ v{target}", summary["p99_ms"], "ms"))
-            report.add(Result(group, f"ratio p50(v{target}) / p50(v10)", ratio, "x", 1.2, "<="))
+            bound = RATIO_TARGET if target == TARGET_VERSION else None
+            report.add(Result(group, f"ratio p50(v{target}) / p50(v10)", ratio, "x", bound, "<="))
         details["v10_all"] = latency_summary(all_early)
         details["fresh_games"] = fresh_games
     finally:

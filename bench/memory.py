@@ -12,6 +12,15 @@ redis-server the way the tests do (``RedisServer`` with ``EPHEMERAL_CONFIG``, a 
     ``floe:games`` index and the growth of ``used_memory`` are reported beside it. Job keys
     (RQ's, transient) are not counted: the jobs go to a queue that only counts them.
 
+    The same pass measures **bytes per cached game in a worker process**: ``floe worker``
+    builds its repository with ``service.bootstrap.build`` as this does, so each finished
+    game's entry in ``StateCache`` (its head and its snapshots, every ``SNAPSHOT_EVERY``
+    versions) is what a worker holds for it, measured with ``deep_size`` the way the cache
+    charges it (head and each snapshot apart, plus ``ENTRY_OVERHEAD``); the cache's own
+    running estimate and the catalog's (game metadata) are reported beside it. With the bound
+    in force (``FLOE_CACHE_BYTES`` as ``floe worker`` reads it, default 256 MiB, of which
+    states get all but a sixteenth) that gives how many such games a process holds.
+
 (b) **A process's RSS serving N large-board games**, once with the byte-bounded cache
     (``--rss-budget``) and once with an unbounded one (the peer), each in a fresh child
     process under the same load: N 4-seat games on a 200-tile board, each created and played
@@ -19,6 +28,10 @@ redis-server the way the tests do (``RedisServer`` with ``EPHEMERAL_CONFIG``, a 
     (which refolds the evicted ones from Redis). RSS (``/proc/self/statm``) is read after a
     warm-up game and after the load, after ``gc.collect()``. The caches' own estimate is
     printed beside the growth, to show how honest it is.
+
+``python -m bench`` runs a quick form (``quick()``, about 15 s, in the default set as (f)):
+2 games of each kind for (a), and only the bounded peer for (b), on a small budget that a
+few hundred games overflow several times; ``--memory-full`` (or this module) runs all of it.
 """
 
 from __future__ import annotations
@@ -48,9 +61,11 @@ from service.access import Viewer
 from service.bootstrap import Floe, build
 from service.commands import CreateGame, NewPlayer, PlayAction
 from service.follow_ups import JobKind
-from service.repository import AWAITING_RANDOM
+from service.repository import AWAITING_RANDOM, CATALOG_SHARE
 from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
 from service.settings import Settings
+from service.sizes import ENTRY_OVERHEAD, deep_size
+from service.state_cache import SNAPSHOT_EVERY
 from service.store import GAMES_INDEX, commands_key, events_key, meta_key, seed_key
 
 MIB = 1024 * 1024
@@ -132,22 +147,49 @@ def game_bytes(client: redis.Redis, game_id: str) -> int:
     return sum(memory_usage(client, key) for key in keys)
 
 
+def cached_bytes(floe: Floe, game_id: str) -> tuple[int, int]:
+    """The game's entry in the process's ``StateCache`` measured afresh, as the cache charges
+    it: ``ENTRY_OVERHEAD`` + ``deep_size`` of the head + of each snapshot, each apart (so what
+    a snapshot shares with the head counts twice, as it does in the cache). Returns (that
+    total, the snapshots' part)."""
+    states = floe.repository.states
+    head = states.head(game_id)
+    if head is None:
+        raise RuntimeError(f"game {game_id} is not cached")
+    snapshots = 0
+    for version in range(SNAPSHOT_EVERY, head.state.version + 1, SNAPSHOT_EVERY):
+        snapshot = states.nearest(game_id, version)
+        if snapshot is not None and snapshot.version == version:
+            snapshots += deep_size(snapshot)
+    return ENTRY_OVERHEAD + deep_size(head) + snapshots, snapshots
+
+
 def redis_per_game(
     client: redis.Redis, games: int, log: Callable[[str], None]
 ) -> list[dict[str, Any]]:
+    """Per kind: Redis bytes per finished game, and what the finished game costs the
+    repository's caches in this process (which, like a worker's, holds every game it
+    played: the budget here is 256 MiB)."""
     floe = make_floe(client, 256 * MIB)
+    states, catalog = floe.repository.states, floe.repository.catalog
     rows = []
     for label, game, options, seats in KINDS:
         client.flushall()
         used_before = int(client.info("memory")["used_memory"])
+        charged_before, catalog_before = states.bytes, catalog.bytes
         sizes: list[int] = []
         events: list[int] = []
+        cached: list[int] = []
+        snapshots: list[int] = []
         for seed in range(games):
             game_id = new_game(floe, game, options, seats)
             play_moves(floe, game_id, None, random.Random(seed))
             assert floe.repository.latest(floe.repository.meta(game_id)).over
             sizes.append(game_bytes(client, game_id))
             events.append(int(client.xlen(events_key(game_id))))
+            total, in_snapshots = cached_bytes(floe, game_id)
+            cached.append(total)
+            snapshots.append(in_snapshots)
         used_after = int(client.info("memory")["used_memory"])
         index = memory_usage(client, GAMES_INDEX) / games
         row: dict[str, Any] = {
@@ -159,10 +201,16 @@ def redis_per_game(
             "bytes_per_event": sum(sizes) / sum(events),
             "index_bytes_per_game": index,
             "used_memory_per_game": (used_after - used_before) / games,
+            "cached_bytes_mean": statistics.mean(cached),
+            "cached_bytes_max": max(cached),
+            "cached_snapshot_bytes_mean": statistics.mean(snapshots),
+            "cache_estimate_per_game": (states.bytes - charged_before) / games,
+            "catalog_bytes_per_game": (catalog.bytes - catalog_before) / games,
         }
         log(
-            f"(f) {label}: {row['bytes_mean'] / 1024:.1f} KiB a game (max "
-            f"{row['bytes_max'] / 1024:.1f}), {row['events_mean']:.0f} events"
+            f"(f) {label}: {row['bytes_mean'] / 1024:.1f} KiB a game in Redis (max "
+            f"{row['bytes_max'] / 1024:.1f}), {row['events_mean']:.0f} events; "
+            f"{row['cached_bytes_mean'] / 1024:.1f} KiB cached in the process"
         )
         rows.append(row)
     client.flushall()
@@ -219,10 +267,18 @@ def serve(url: str, cache_bytes: int, games: int, moves: int, revisit: int) -> d
 
 
 def rss_peers(
-    url: str, budget: int, games: int, moves: int, revisit: int, log: Callable[[str], None]
+    url: str,
+    budget: int,
+    games: int,
+    moves: int,
+    revisit: int,
+    log: Callable[[str], None],
+    *,
+    unbounded: bool = True,
 ) -> list[dict[str, Any]]:
     rows = []
-    for name, cache_bytes in (("bounded", budget), ("unbounded", UNBOUNDED)):
+    peers = [("bounded", budget)] + ([("unbounded", UNBOUNDED)] if unbounded else [])
+    for name, cache_bytes in peers:
         log(f"(f) RSS: {name} cache, {games} games of 200 tiles ({moves} + {revisit} moves)")
         argv = [
             sys.executable, "-m", "bench.memory", "--child", url,
@@ -243,6 +299,11 @@ def rss_peers(
 # ----- the report -----------------------------------------------------------------------------
 
 
+#: How far a bounded process's RSS growth may pass its budget: the estimate is a few percent
+#: under the RSS it stands for, and the allocator keeps some freed memory (BENCHMARKS.md).
+RSS_SLACK = 1.25
+
+
 def run(
     report: Report,
     *,
@@ -251,8 +312,10 @@ def run(
     rss_budget: int = 16 * MIB,
     moves: int = 20,
     revisit: int = 5,
+    unbounded: bool = True,
     log: Callable[[str], None] = print,
 ) -> None:
+    bound = Settings.from_env().cache_bytes  # FLOE_CACHE_BYTES, as floe worker reads it
     with (
         tempfile.TemporaryDirectory(prefix="floe-bench-memory-") as tmp,
         RedisServer(Path(tmp) / "redis", config=EPHEMERAL_CONFIG) as server,
@@ -260,14 +323,51 @@ def run(
         client = server.client()
         try:
             per_game = redis_per_game(client, games, log)
-            peers = rss_peers(server.url, rss_budget, rss_games, moves, revisit, log)
+            peers = rss_peers(
+                server.url, rss_budget, rss_games, moves, revisit, log, unbounded=unbounded
+            )
         finally:
             client.close()
+    group = "(f) memory"
+    states_bound = bound - bound // CATALOG_SHARE
     for row in per_game:
-        report.add(Result("(f) memory", f"Redis per game: {row['kind']}", row["bytes_mean"], "B"))
+        row["games_at_bound"] = states_bound / row["cached_bytes_mean"]
+        # The catalog's share evicts metadata only (a re-read of a small hash, not a refold).
+        row["catalog_games_at_bound"] = (bound // CATALOG_SHARE) / row["catalog_bytes_per_game"]
+    report.add(Result(group, "cache bound in force (FLOE_CACHE_BYTES)", bound, "B"))
+    for row in per_game:
+        kind = row["kind"]
+        report.add(Result(group, f"Redis per finished game: {kind}", row["bytes_mean"], "B"))
+        report.add(
+            Result(group, f"cached per game in a worker: {kind}", row["cached_bytes_mean"], "B")
+        )
+        report.add(Result(group, f"games at the bound: {kind}", row["games_at_bound"], "games"))
     for row in peers:
-        report.add(Result("(f) memory", f"RSS growth, {row['peer']} cache", row["rss_growth"], "B"))
-    report.details["memory"] = {"redis_per_game": per_game, "rss": peers}
+        report.add(Result(group, f"RSS growth, {row['peer']} cache", row["rss_growth"], "B"))
+        if row["peer"] == "bounded":
+            report.add(
+                Result(
+                    group,
+                    f"RSS growth / budget, {row['games']} games served, {row['games_cached']} fit",
+                    row["rss_growth"] / row["cache_bytes"],
+                    "x",
+                    RSS_SLACK,
+                    "<=",
+                    note=f"budget {row['cache_bytes'] / MIB:g} MiB, 4-seat 200-tile games",
+                )
+            )
+    report.details["memory"] = {
+        "cache_bound": bound,
+        "states_bound": states_bound,
+        "redis_per_game": per_game,
+        "rss": peers,
+    }
+
+
+def quick(report: Report, *, log: Callable[[str], None] = print) -> None:
+    """The form in ``python -m bench``'s default set: about 15 s."""
+    run(report, games=2, rss_games=250, rss_budget=4 * MIB, moves=6, revisit=2,
+        unbounded=False, log=log)  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -279,6 +379,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--moves", type=int, default=20, help="(b) moves per game, first pass")
     parser.add_argument("--revisit", type=int, default=5, help="(b) moves per game, second pass")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="the quick form of python -m bench (other knobs ignored)",
+    )
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     parser.add_argument("--child", metavar="REDIS_URL", help=argparse.SUPPRESS)
     parser.add_argument("--cache-bytes", type=int, help=argparse.SUPPRESS)
@@ -292,15 +397,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(message, file=sys.stderr, flush=True)
 
     report = Report()
-    run(
-        report,
-        games=args.games,
-        rss_games=args.rss_games,
-        rss_budget=args.rss_budget,
-        moves=args.moves,
-        revisit=args.revisit,
-        log=log,
-    )
+    if args.quick:
+        quick(report, log=log)
+    else:
+        run(
+            report,
+            games=args.games,
+            rss_games=args.rss_games,
+            rss_budget=args.rss_budget,
+            moves=args.moves,
+            revisit=args.revisit,
+            log=log,
+        )
     details = report.details["memory"]
     print(f"{'Redis per finished game':34} {'mean KiB':>9} {'max KiB':>8} {'events':>7} "
           f"{'B/event':>8} {'used_memory KiB':>16}")  # fmt: skip
@@ -310,7 +418,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{row['events_mean']:7.0f} {row['bytes_per_event']:8.0f} "
             f"{row['used_memory_per_game'] / 1024:16.1f}"
         )
-    print(f"\n{'RSS, ' + str(args.rss_games) + ' 200-tile games':34} {'growth MiB':>10} "
+    bound = details["cache_bound"]
+    print(f"\n{'Cached in a worker, per game':34} {'mean KiB':>9} {'max KiB':>8} "
+          f"{'snapshots':>9} {'estimate':>8} {'catalog':>8} {'at the bound':>13}")  # fmt: skip
+    for row in details["redis_per_game"]:
+        print(
+            f"{row['kind']:34} {row['cached_bytes_mean'] / 1024:9.1f} "
+            f"{row['cached_bytes_max'] / 1024:8.1f} "
+            f"{row['cached_snapshot_bytes_mean'] / 1024:9.1f} "
+            f"{row['cache_estimate_per_game'] / 1024:8.1f} "
+            f"{row['catalog_bytes_per_game'] / 1024:8.1f} {row['games_at_bound']:13,.0f}"
+        )
+    print(f"(KiB; the bound in force, FLOE_CACHE_BYTES: {bound / MIB:g} MiB, states get "
+          f"{details['states_bound'] / MIB:g} MiB of it)")  # fmt: skip
+    served = details["rss"][0]["games"]
+    print(f"\n{'RSS, ' + str(served) + ' 200-tile games':34} {'growth MiB':>10} "
           f"{'estimate MiB':>12} {'cached':>7} {'ms/move':>8}")  # fmt: skip
     for row in details["rss"]:
         estimate = (row["estimate_states"] + row["estimate_catalog"]) / MIB

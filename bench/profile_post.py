@@ -1,4 +1,5 @@
-"""Where a move's CPU goes: ``POST /actions`` vs ``POST /bench/xadd``, in process.
+"""Where a move's CPU goes: ``POST /actions``, a bot's ``GET legal-actions`` + ``POST``, and
+``POST /bench/xadd``, in process.
 
 ``python -m bench.profile_post`` drives the Flask app through its test client against a
 private durable Redis (no gunicorn, no network client), measures CPU per request (thread
@@ -85,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=0, help="also print the N costliest functions")
     args = parser.parse_args(argv)
     n = int(args.requests)
-    script = policy.script(7, 2 * n + 100)
+    script = policy.script(7, 5 * n + 200)
     tmp = Path(tempfile.mkdtemp(prefix="floe-prof-"))
     try:
         cpu, profiles = _measure(tmp, n, script)
@@ -160,11 +161,23 @@ def _measure(
             profile.disable()
             return profile
 
-        for _ in range(50):  # warm caches, imports and connections
+        def bot_move() -> None:
+            """A naive bot's turn: list the legal actions, then post the scripted one."""
+            step = script[version - 1]
+            response = client.get(
+                f"/v1/games/{game_id}/legal-actions",
+                headers={"Authorization": f"Bearer {tokens[step.seat]}"},
+            )
+            if response.status_code != 200 or step.action not in response.get_json()["actions"]:
+                raise RuntimeError(f"GET answered {response.status_code}: {response.get_data()!r}")
             post_move()
-            post_bare()
-        cpu = {"actions": cpu_per_request(post_move), "bare": cpu_per_request(post_bare)}
-        profiles = {"actions": profiled(post_move), "bare": profiled(post_bare)}
+
+        ops = {"actions": post_move, "bot loop": bot_move, "bare": post_bare}
+        for _ in range(50):  # warm caches, imports and connections
+            for op in ops.values():
+                op()
+        cpu = {name: cpu_per_request(op) for name, op in ops.items()}
+        profiles = {name: profiled(op) for name, op in ops.items()}
     return cpu, profiles
 
 
@@ -174,16 +187,15 @@ def _print(cpu: dict[str, float], profiles: dict[str, cProfile.Profile], top: in
     for name, value in cpu.items():
         print(f"  {name:8s} {value:7.0f} us")
     print("\nown time by package under cProfile, scaled to the unprofiled CPU per request (us):")
-    keys = sorted(
-        set(groups["actions"]) | set(groups["bare"]), key=lambda k: -groups["actions"].get(k, 0)
-    )
-    print(f"  {'package':28s} {'actions':>8s} {'bare':>8s}")
+    names = list(groups)
+    keys = sorted(set().union(*groups.values()), key=lambda k: -groups["actions"].get(k, 0))
+    print(f"  {'package':28s}" + "".join(f"{name:>10s}" for name in names))
     for key in keys:
         cells = []
-        for name in ("actions", "bare"):
+        for name in names:
             total = sum(groups[name].values()) or 1.0
             cells.append(groups[name].get(key, 0.0) / total * cpu[name])
-        print(f"  {key:28s} {cells[0]:8.0f} {cells[1]:8.0f}")
+        print(f"  {key:28s}" + "".join(f"{cell:10.0f}" for cell in cells))
     if top:
         print()
         stats = pstats.Stats(profiles["actions"], stream=sys.stdout)

@@ -196,6 +196,12 @@ class Stack:
     def client(self) -> Client:
         return Client(self.port)
 
+    def server_pids(self) -> list[int]:
+        """gunicorn's master and workers and redis-server: everything that serves a move."""
+        pids = [] if self.api is None else [self.api.pid, *_children(self.api.pid)]
+        redis_pid = self.redis.pid
+        return pids if redis_pid is None else [*pids, redis_pid]
+
     def cpu_seconds(self) -> dict[str, float]:
         """CPU seconds used so far: gunicorn's master and each worker, Redis, this process,
         and the whole machine (``/proc/stat``, to see other load competing for the cores).
@@ -205,11 +211,11 @@ class Stack:
         """
         out: dict[str, float] = {}
         if self.api is not None:
-            out["api_master"] = _proc_cpu(self.api.pid)
+            out["api_master"] = proc_cpu(self.api.pid)
             for child in _children(self.api.pid):
-                out[f"worker:{child}"] = _proc_cpu(child)
+                out[f"worker:{child}"] = proc_cpu(child)
         redis_pid = self.redis.pid
-        out["redis"] = _proc_cpu(redis_pid) if redis_pid is not None else 0.0
+        out["redis"] = proc_cpu(redis_pid) if redis_pid is not None else 0.0
         times = os.times()
         out["client"] = times.user + times.system
         out["machine"] = machine_busy()
@@ -228,7 +234,7 @@ def _stat_fields(pid: int) -> list[str]:
     return raw[raw.rfind(")") + 2 :].split()
 
 
-def _proc_cpu(pid: int) -> float:
+def proc_cpu(pid: int) -> float:
     """utime + stime of one process in seconds (0 where /proc is unavailable)."""
     fields = _stat_fields(pid)
     return (int(fields[11]) + int(fields[12])) / _TICKS if len(fields) > 12 else 0.0

@@ -1,39 +1,57 @@
-"""(a) HTTP throughput: 16 clients posting moves, against 16 clients doing one bare XADD.
+"""(a) HTTP throughput: 16 clients posting moves, against a bare XADD and boardgame.io.
 
-Both loads run against the same server with the same concurrency and the same client code
-(one keep-alive ``http.client`` connection per thread, one HTTP request per measured op),
-so their ratio says how much of the stack's ceiling the actions route leaves on the table.
-
-What is measured, exactly:
+Every load has the same concurrency and one op in flight per client, so their ratios say
+how much of the stack's ceiling the actions route leaves on the table, and how Floe's move
+path compares with a known peer's:
 
 - ``actions``: each client owns a 2-player Arktia game (``turn_limit`` 10000) and replays a
   precomputed legal script (see ``bench.policy``), alternating seats as the script says.
-  The measured op is one ``POST /v1/games/{id}/actions``; nothing else is sent.
-- ``bare``: each client sends ``POST /bench/xadd`` with a body of the same shape and the same
-  ``Authorization`` header; the route does one XADD and answers ``{"ok": true}``.
-- ``actions+legal GET`` (optional): as ``actions``, but before every POST the client also
-  sends ``GET legal-actions`` for the seat, as a naive bot would. The GET is not in the
-  latency samples but does count against the throughput, which is POSTs per second.
+  The measured op is one ``POST /v1/games/{id}/actions``; nothing else is sent. One
+  keep-alive ``http.client`` connection per client thread.
+- ``bare_xadd``: each client sends ``POST /bench/xadd`` with a body of the same shape and the
+  same ``Authorization`` header; the route does one XADD and answers ``{"ok": true}``.
+- ``bgio_memory`` / ``bgio_flatfile``: boardgame.io 0.50.2 (``bench.peer``, ``bench/peer/``)
+  on its in-memory or its FlatFile store: 16 matches played by its real client over
+  socket.io, one move in flight per match (the next once the server's broadcast of the last
+  arrived). A fresh Node server and driver per window. Skipped, saying so, without Node.
+- ``actions_with_legal_get`` (under the first fsync policy, and pinned): as ``actions``, but
+  before every POST the client also sends ``GET legal-actions`` for the seat, as a naive bot
+  would. The GET is not in the latency samples but does count against the throughput, which
+  is POSTs per second.
 
-Creating games is never measured; a client whose script runs out or whose game ends creates
-a new game (counted in ``games_created`` so it can be seen to be rare). Each load gets
-``rounds`` windows on fresh connections, alternating which load goes first; CPU seconds of
-gunicorn, Redis, the client and the whole machine are sampled around every window. A window
-in which one gunicorn worker did more than 75% of the work is run again (see ``LOPSIDED``).
+Per fsync policy every load gets ``rounds`` windows, the order rotated by one each round (so
+drift of the machine hits all alike), every window on fresh connections. CPU seconds of the
+server side (gunicorn and Redis, or the Node server), of the load side and of the whole
+machine are sampled around every window. A Floe window in which one gunicorn worker did more
+than 75% of the work is run again (see ``LOPSIDED``). Each load's rate is pooled over its
+windows and reported with the spread of the per-window rates; each ratio (``RATIOS``, the
+targets among them) is of pooled rates of the same run, with the spread of per-round ratios.
+
+Pinned variant (``--pinned``, on by default with 2 cores or more; "fairer on 2 cores"): the
+same rounds under ``appendfsync always`` with the server side pinned to one core and the
+load side to another (``bench.pinning``): gunicorn's master and workers and redis-server on
+the first, the bench's client threads on the second; the Node server on the first, the Node
+driver on the second. Unpinned, a multi-process server may take both cores while a
+one-process Node server can use one, and every load generator competes with its server.
+
+Creating games (matches) is never measured; a Floe client whose script runs out or whose
+game ends creates a new game (counted in ``games_created`` so it can be seen to be rare).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from statistics import median
 from typing import Any
 
-from bench import policy
+from bench import peer, pinning, policy
+from bench.loads import LoadResult
 from bench.report import Report, Result, latency_summary
 from bench.stack import BenchError, Client, Stack, create_game
 
@@ -41,79 +59,6 @@ from bench.stack import BenchError, Client, Stack, create_game
 #: connections, opened at once, landed unevenly, so the window measured one worker's GIL
 #: rather than the server. Such a window is run again (at most twice), and counted.
 LOPSIDED = 0.75
-
-
-@dataclass
-class LoadResult:
-    """What one load observed inside its measurement window(s); rounds pool by ``merge``."""
-
-    name: str
-    clients: int
-    seconds: float
-    latencies: list[float] = field(default_factory=list)
-    errors: int = 0
-    games_created: int = 0
-    statuses: dict[int, int] = field(default_factory=dict)
-    cpu: dict[str, float] = field(default_factory=dict)
-    rounds: list[dict[str, float]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> int:
-        return len(self.latencies)
-
-    @property
-    def rate(self) -> float:
-        return self.ok / self.seconds if self.seconds > 0 else 0.0
-
-    def merge(self, other: LoadResult) -> None:
-        """Pool another window of the same load into this one."""
-        self.seconds += other.seconds
-        self.latencies.extend(other.latencies)
-        self.errors += other.errors
-        self.games_created += other.games_created
-        for status, count in other.statuses.items():
-            self.statuses[status] = self.statuses.get(status, 0) + count
-        for key, value in other.cpu.items():
-            self.cpu[key] = self.cpu.get(key, 0.0) + value
-        summary = latency_summary(other.latencies)
-        self.rounds.append(
-            {"rate_per_s": other.rate, "p50_ms": summary["p50_ms"], **other.cpu_json()}
-        )
-
-    def cpu_json(self) -> dict[str, float]:
-        """CPU per op (ms) by process, cores busy, and the busiest worker's share of the load.
-
-        ``cores_busy_machine`` above ``cores_busy_ours`` means something else was running.
-        """
-        if not self.cpu or not self.ok or self.seconds <= 0:
-            return {}
-        workers = [v for k, v in self.cpu.items() if k.startswith("worker:")]
-        api = self.cpu.get("api_master", 0.0) + sum(workers)
-        ours = api + self.cpu.get("redis", 0.0) + self.cpu.get("client", 0.0)
-        out = {
-            "cpu_ms_per_op_api": api / self.ok * 1000,
-            "cpu_ms_per_op_redis": self.cpu.get("redis", 0.0) / self.ok * 1000,
-            "cpu_ms_per_op_client": self.cpu.get("client", 0.0) / self.ok * 1000,
-            "cores_busy_ours": ours / self.seconds,
-            "cores_busy_machine": self.cpu.get("machine", 0.0) / self.seconds,
-        }
-        if sum(workers) > 0:
-            out["busiest_worker_share"] = max(workers) / sum(workers)
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "clients": self.clients,
-            "seconds": self.seconds,
-            "ok": self.ok,
-            "rate_per_s": self.rate,
-            "rounds": self.rounds,
-            "errors": self.errors,
-            "games_created": self.games_created,
-            "statuses": {str(k): v for k, v in self.statuses.items()},
-            **latency_summary(self.latencies),
-            **self.cpu_json(),
-        }
 
 
 class Worker:
@@ -300,6 +245,207 @@ def make_scripts(clients: int, length: int) -> list[list[policy.Step]]:
     return [policy.script(seed, length) for seed in range(clients)]
 
 
+#: The loads of (a), in round 0's order; later rounds rotate it. The legal-GET loop runs under
+#: the first fsync policy (and pinned) only, and so do the boardgame.io loads (where Node is
+#: found): they do not use Redis, so another policy would only measure them again.
+FLOE_LOADS = ("actions", "bare_xadd")
+PEER_LOADS = {"bgio_memory": "memory", "bgio_flatfile": "flatfile"}
+LEGAL_GET = "actions_with_legal_get"
+#: The pinned variant runs under this policy (Floe's default, the durable one) when asked for.
+PINNED_FSYNC = "always"
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A reported ratio of two loads' rates in the same run, and its target if it has one."""
+
+    name: str
+    top: str
+    bottom: str
+    target: float | None = None
+    #: The target holds under this fsync policy only (elsewhere the ratio is for information).
+    target_fsync: str | None = None
+    note: str = ""
+
+
+RATIOS = (
+    # The move path against a route doing one bare XADD: what the actions route costs.
+    Ratio("ratio moves/s / bare/s", "actions", "bare_xadd", 0.9),
+    # Durable Floe against boardgame.io keeping everything in memory.
+    Ratio(
+        "ratio moves/s / bgio memory moves/s",
+        "actions",
+        "bgio_memory",
+        1.0,
+        target_fsync="always",
+        note="bgio broadcasts before it writes its store",
+    ),
+    Ratio(
+        "ratio moves/s / bgio flatfile moves/s",
+        "actions",
+        "bgio_flatfile",
+        note="FlatFile never fsyncs",
+    ),
+    # A naive bot loop (GET legal-actions, then POST) against POSTs alone.
+    Ratio("ratio legal-get loop / moves/s", LEGAL_GET, "actions", 0.75),
+)
+
+
+@dataclass
+class Phase:
+    """Interleaved rounds of loads under one fsync policy, pinned or not: one report group.
+
+    ``pin`` is ``(server CPUs, load CPUs)``: gunicorn, its workers and Redis (or the Node
+    server) on the first, the bench's client threads (or the Node driver) on the second.
+    """
+
+    group: str
+    key: str
+    fsync: str
+    loads: list[str]
+    rounds: int
+    pin: tuple[set[int], set[int]] | None = None
+
+
+def rotated(loads: Sequence[str], index: int) -> list[str]:
+    """Round ``index``'s order: rotated by one per round, so every load takes every position
+    in turn and a drift of the machine (another job starting, a disk filling) hits all alike."""
+    k = index % len(loads)
+    return [*loads[k:], *loads[:k]]
+
+
+@contextlib.contextmanager
+def _server_on(stack: Stack, cpus: set[int] | None) -> Iterator[None]:
+    """Pin gunicorn (master and workers) and its redis-server to ``cpus``; unpin after."""
+    if cpus is None:
+        yield
+        return
+    before = os.sched_getaffinity(0)  # the mask they were started with
+    for pid in stack.server_pids():
+        pinning.pin_process(pid, cpus)
+    try:
+        yield
+    finally:
+        for pid in stack.server_pids():
+            pinning.pin_process(pid, before)
+
+
+class Runner:
+    """Runs windows of any (a) load: Floe's through ``run_load``, the peer's through Node."""
+
+    def __init__(
+        self,
+        stack: Stack,
+        scripts: Sequence[Sequence[policy.Step]],
+        *,
+        window: float,
+        warmup: float,
+        node: peer.Node | None,
+        log: Callable[[str], None],
+    ) -> None:
+        self.stack = stack
+        self.scripts = scripts
+        self.clients = len(scripts)
+        self.window = window
+        self.warmup = warmup
+        self.node = node
+        self.log = log
+        self.rerun: dict[str, int] = {}
+
+    def worker(self, name: str, i: int, tag: str) -> Worker:
+        client, script = self.stack.client(), self.scripts[i]
+        if name == "bare_xadd":
+            return BareXadd(client, f"{tag}x{i}", script[-1])
+        legal_get = name == LEGAL_GET
+        return ActionPoster(
+            client, script, f"{tag}{'g' if legal_get else 'a'}{i}", legal_get=legal_get
+        )
+
+    def floe(self, name: str, tag: str) -> LoadResult:
+        """One window; re-run (up to twice) when the connections landed on one worker."""
+        for attempt in range(3):
+            workers = [self.worker(name, i, f"{tag}r{attempt}") for i in range(self.clients)]
+            result = run_load(name, workers, self.window, self.warmup, self.stack.cpu_seconds)
+            if result.cpu_json().get("busiest_worker_share", 0.0) <= LOPSIDED:
+                break
+            self.rerun[name] = self.rerun.get(name, 0) + 1
+            self.log(f"(a) {name}: one worker took >{LOPSIDED:.0%} of the window; running it again")
+        return result
+
+    def measure(self, name: str, tag: str, pin: tuple[set[int], set[int]] | None) -> LoadResult:
+        """One window of any load; pinned, the load side runs on ``pin[1]``."""
+        if name in PEER_LOADS:
+            assert self.node is not None
+            return peer.window(
+                self.node,
+                PEER_LOADS[name],
+                matches=self.clients,
+                seconds=self.window,
+                warmup=self.warmup,
+                pin=pin,
+            )
+        if pin is None:
+            return self.floe(name, tag)
+        with pinning.this_thread_on(pin[1]):  # the client threads inherit the mask
+            return self.floe(name, tag)
+
+    def phase(self, phase: Phase) -> tuple[dict[str, LoadResult], list[dict[str, float]]]:
+        """Every round of a phase: the pooled loads and each round's rate per load."""
+        self.rerun.clear()
+        self.stack.set_appendfsync(phase.fsync)
+        pooled = {
+            name: LoadResult(name=name, clients=self.clients, seconds=0.0) for name in phase.loads
+        }
+        per_round: list[dict[str, float]] = []
+        with _server_on(self.stack, None if phase.pin is None else phase.pin[0]):
+            for index in range(phase.rounds):
+                tag = f"{'p' if phase.pin else ''}{phase.fsync[0]}{index}"
+                this = {
+                    name: self.measure(name, tag, phase.pin) for name in rotated(phase.loads, index)
+                }
+                for name, result in this.items():
+                    pooled[name].merge(result)
+                per_round.append({name: result.rate for name, result in this.items()})
+        return pooled, per_round
+
+
+def phases(
+    fsync_policies: Sequence[str],
+    *,
+    rounds: int,
+    legal_get: bool,
+    bgio: bool,
+    pinned: bool,
+    pinned_rounds: int,
+    log: Callable[[str], None],
+) -> tuple[list[Phase], str]:
+    """The phases to run, and why the pinned one is not among them ("" when it is)."""
+    peers = list(PEER_LOADS) if bgio else []
+    found = []
+    for index, fsync in enumerate(fsync_policies):
+        # boardgame.io has no Redis: its windows under a second policy would measure it again
+        first = index == 0
+        names = [
+            *FLOE_LOADS,
+            *(peers if first else []),
+            *([LEGAL_GET] if legal_get and first else []),
+        ]
+        group = f"(a) http, fsync {fsync}"
+        found.append(Phase(group, f"appendfsync_{fsync}", fsync, names, rounds))
+    if not pinned:
+        return found, "not asked for (--no-pinned)"
+    split = pinning.split()
+    if split is None:
+        reason = f"needs 2 cores, this process may run on {len(pinning.cores())}"
+        log(f"(a) pinned variant skipped: {reason}")
+        return found, reason
+    fsync = PINNED_FSYNC if PINNED_FSYNC in fsync_policies else fsync_policies[0]
+    names = [*FLOE_LOADS, *peers, *([LEGAL_GET] if legal_get else [])]
+    group, key = f"(a) pinned, fsync {fsync}", f"pinned_appendfsync_{fsync}"
+    found.append(Phase(group, key, fsync, names, pinned_rounds, split))
+    return found, ""
+
+
 def run(
     stack: Stack,
     report: Report,
@@ -311,109 +457,129 @@ def run(
     fsync_policies: Sequence[str],
     legal_get: bool,
     log: Callable[[str], None],
+    bgio: bool = True,
+    pinned: bool = True,
+    pinned_rounds: int | None = None,
 ) -> None:
     """All (a) loads; adds results and details to ``report``.
 
-    Per fsync policy, ``actions`` and ``bare_xadd`` each get ``duration`` seconds split into
-    ``rounds`` windows, alternating which goes first, every window on fresh connections
-    (so a lopsided spread of connections over gunicorn's workers, or a burst of other load
-    on the machine, hits both sides alike rather than one). Windows are then pooled.
+    Per fsync policy, every load gets ``duration`` seconds split into ``rounds`` windows, the
+    order rotated round by round, every window on fresh connections (a fresh Node server and
+    driver for the peer), so a lopsided spread of connections over gunicorn's workers or a
+    burst of other load on the machine hits every load alike. Windows are then pooled; each
+    ratio is also computed per round, to show its spread.
     """
     clients = len(scripts)
     window = duration / rounds
+    node = peer.prepare(log) if bgio else None
+    planned, pinned_skipped = phases(
+        fsync_policies,
+        rounds=rounds,
+        legal_get=legal_get,
+        bgio=node is not None,
+        pinned=pinned,
+        pinned_rounds=pinned_rounds or max(2, rounds // 2),
+        log=log,
+    )
     details: dict[str, Any] = {
         "clients": clients,
         "duration_s": duration,
         "rounds": rounds,
         "warmup_s": warmup,
+        "bgio": _peer_details(node, bgio),
+        "pinned_skipped": pinned_skipped,
     }
-    factories: dict[str, Callable[[int, str], Worker]] = {
-        "actions": lambda i, tag: ActionPoster(
-            stack.client(), scripts[i], f"{tag}a{i}", legal_get=False
-        ),
-        "bare_xadd": lambda i, tag: BareXadd(stack.client(), f"{tag}x{i}", scripts[i][-1]),
-        "actions_with_legal_get": lambda i, tag: ActionPoster(
-            stack.client(), scripts[i], f"{tag}g{i}", legal_get=True
-        ),
-    }
-
-    rerun: dict[str, int] = {}
-
-    def load(name: str, tag: str) -> LoadResult:
-        """One window; re-run (up to twice) when the connections landed on one worker."""
-        for attempt in range(3):
-            workers = [factories[name](i, f"{tag}r{attempt}") for i in range(clients)]
-            result = run_load(name, workers, window, warmup, stack.cpu_seconds)
-            if result.cpu_json().get("busiest_worker_share", 0.0) <= LOPSIDED:
-                break
-            rerun[name] = rerun.get(name, 0) + 1
-            log(f"(a) {name}: one worker took >{LOPSIDED:.0%} of the window; running it again")
-        return result
-
-    for fsync in fsync_policies:
-        rerun.clear()
-        stack.set_appendfsync(fsync)
-        log(f"(a) appendfsync {fsync}: actions vs bare, {clients} clients, {rounds}x{window:g}s")
-        pooled = {
-            name: LoadResult(name=name, clients=clients, seconds=0.0)
-            for name in ("actions", "bare_xadd")
-        }
-        ratios: list[float] = []
-        for index in range(rounds):
-            order = ["actions", "bare_xadd"] if index % 2 == 0 else ["bare_xadd", "actions"]
-            this = {name: load(name, f"{fsync[0]}{index}") for name in order}
-            for name, result in this.items():
-                pooled[name].merge(result)
-            bare_rate = this["bare_xadd"].rate
-            ratios.append(this["actions"].rate / bare_rate if bare_rate else 0.0)
-        loads: dict[str, LoadResult] = dict(pooled)
-        if legal_get and fsync == fsync_policies[0]:
-            log(f"(a) appendfsync {fsync}: actions with a legal-actions GET first, {window:g}s")
-            extra = LoadResult(name="actions_with_legal_get", clients=clients, seconds=0.0)
-            extra.merge(load("actions_with_legal_get", f"{fsync[0]}g"))
-            loads["actions_with_legal_get"] = extra
-        details[f"appendfsync_{fsync}"] = {
+    runner = Runner(stack, scripts, window=window, warmup=warmup, node=node, log=log)
+    for phase in planned:
+        shape = f"{clients} clients, {phase.rounds}x{window:g}s"
+        if phase.pin is not None:
+            shape += f", server on CPU {phase.pin[0]}, load on {phase.pin[1]}"
+        log(f"{phase.group}: {', '.join(phase.loads)}; {shape}")
+        loads, per_round = runner.phase(phase)
+        details[phase.key] = {
             **{name: result.to_json() for name, result in loads.items()},
-            "round_ratios": ratios,
-            "lopsided_windows_rerun": dict(rerun),
+            "round_rates": per_round,
+            "round_orders": [rotated(phase.loads, i) for i in range(phase.rounds)],
+            "lopsided_windows_rerun": dict(runner.rerun),
+            "pin": None if phase.pin is None else [sorted(cpus) for cpus in phase.pin],
         }
-        _report(report, fsync, loads, ratios, sum(rerun.values()))
+        _report(report, phase, loads, per_round, sum(runner.rerun.values()))
     report.details["throughput"] = details
+
+
+def _peer_details(node: peer.Node | None, asked: bool) -> dict[str, Any]:
+    if not asked:
+        return {"measured": False, "why": "not asked for (--no-bgio)"}
+    if node is None:
+        return {"measured": False, "why": "node or npm missing, or npm ci failed (see the log)"}
+    return {
+        "measured": True,
+        "boardgame.io": peer.BOARDGAME_IO,
+        "node": node.version,
+        "client": "boardgame.io/client Client + SocketIO transport (websocket), 2 per match",
+    }
 
 
 def _report(
     report: Report,
-    fsync: str,
+    phase: Phase,
     loads: dict[str, LoadResult],
-    ratios: Sequence[float],
+    per_round: Sequence[dict[str, float]],
     reruns: int,
 ) -> None:
-    group = f"(a) http, fsync {fsync}"
-    actions, bare = loads["actions"], loads["bare_xadd"]
     for label, load in loads.items():
-        summary = latency_summary(load.latencies)
-        unit = "moves/s" if label.startswith("actions") else "req/s"
-        note = f"errors {load.errors}" if load.errors else ""
-        report.add(Result(group, f"{label} rate", load.rate, unit, note=note))
-        report.add(Result(group, f"{label} p50", summary["p50_ms"], "ms"))
-        report.add(Result(group, f"{label} p99", summary["p99_ms"], "ms"))
-        cpu = load.cpu_json()
-        if "cpu_ms_per_op_api" in cpu:
-            report.add(Result(group, f"{label} gunicorn CPU/op", cpu["cpu_ms_per_op_api"], "ms"))
-    ratio = actions.rate / bare.rate if bare.rate else 0.0
+        _report_load(report, phase.group, label, load)
+    for ratio in RATIOS:
+        if ratio.top not in loads or ratio.bottom not in loads:
+            continue
+        top, bottom = loads[ratio.top].rate, loads[ratio.bottom].rate
+        rounds = [r[ratio.top] / r[ratio.bottom] for r in per_round if r[ratio.bottom]]
+        notes = [ratio.note] if ratio.note else []
+        if rounds:
+            notes.append(
+                f"rounds {min(rounds):.2f}..{max(rounds):.2f}, median {median(rounds):.2f}"
+            )
+        if ratio.bottom == "bare_xadd":
+            notes += _lopsided_notes(loads, reruns)
+        applies = ratio.target_fsync in (None, phase.fsync)
+        report.add(
+            Result(
+                phase.group,
+                ratio.name,
+                top / bottom if bottom else 0.0,
+                "x",
+                target=ratio.target if applies else None,
+                note="; ".join(notes),
+            )
+        )
+
+
+def _report_load(report: Report, group: str, label: str, load: LoadResult) -> None:
+    summary = latency_summary(load.latencies)
+    unit = "req/s" if label == "bare_xadd" else "moves/s"
+    low, high = load.spread()
+    notes = [f"rounds {low:,.0f}..{high:,.0f} {unit}"]
+    if load.errors:
+        notes.append(f"errors {load.errors}")
+    report.add(Result(group, f"{label} rate", load.rate, unit, note="; ".join(notes)))
+    report.add(Result(group, f"{label} p50", summary["p50_ms"], "ms"))
+    report.add(Result(group, f"{label} p99", summary["p99_ms"], "ms"))
+    cpu = load.cpu_json()
+    if "cpu_ms_per_op_api" in cpu:
+        server = "node server" if label in PEER_LOADS else "gunicorn"
+        report.add(Result(group, f"{label} {server} CPU/op", cpu["cpu_ms_per_op_api"], "ms"))
+
+
+def _lopsided_notes(loads: dict[str, LoadResult], reruns: int) -> list[str]:
     notes = []
-    if ratios:
-        notes.append(f"rounds {min(ratios):.2f}..{max(ratios):.2f}, median {median(ratios):.2f}")
     lopsided = sum(
         1
-        for load in (actions, bare)
-        for window in load.rounds
+        for name in FLOE_LOADS
+        for window in loads[name].rounds
         if window.get("busiest_worker_share", 0.0) > LOPSIDED
     )
     if reruns:
         notes.append(f"{reruns} window(s) re-run: >{LOPSIDED:.0%} of the load on one worker")
     if lopsided:
         notes.append(f"{lopsided} kept window(s) still lopsided")
-    report.add(
-        Result(group, "ratio moves/s / bare/s", ratio, "x", target=0.5, note="; ".join(notes))
-    )
+    return notes

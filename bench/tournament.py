@@ -49,6 +49,7 @@ from typing import Any
 from bench.hostile import FloeRun, call, floe_run
 from bench.report import Report, Result, git_state, load_average, machine
 from bench.stack import machine_busy
+from service.backlog import Backlog, pending_key
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ORGANIZER = "organizer-token-for-bench-tournament"
@@ -239,11 +240,15 @@ def diagnose(run: FloeRun, tournament_id: str) -> str:
     except (OSError, KeyError, ValueError) as error:
         lines.append(f"could not read the tournament: {error!r}")
     try:
-        store = run.redis()
+        queues = run.queue_redis()
         for name in ("floe:draws", "floe:bots", "floe"):
-            queued = store.llen(f"rq:queue:{name}")
-            failed = store.zcard(f"rq:failed:{name}")
-            lines.append(f"queue {name}: {queued} queued, {failed} failed")
+            pending = queues.zcard(pending_key(name))
+            drains = queues.llen(f"rq:queue:{name}")
+            failed = queues.zcard(f"rq:failed:{name}")
+            lines.append(
+                f"queue {name}: {pending} pending, {drains} drain jobs queued, {failed} failed"
+            )
+        lines.append(f"claimed by workers: {len(Backlog(queues).claims())}")
     except Exception as error:  # diagnostics only: say why and go on
         lines.append(f"could not read the queues: {error!r}")
     lines += log_errors(run.log())[:20]
@@ -321,13 +326,19 @@ def run_processes(run: FloeRun) -> dict[str, list[int]]:
             parts["api"] += [pid, *_children(pid)]
         elif part == "redis":
             parts["redis"].append(pid)
+        elif part == "queue":
+            parts["queue redis"].append(pid)
     return dict(parts)
 
 
 def redis_calls(run: FloeRun) -> dict[str, int]:
-    """Commands Redis has run so far, by name (``INFO commandstats``)."""
-    stats = run.redis().info("commandstats")
-    return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
+    """Commands both Redis (the store and the job queues') have run so far, by name
+    (``INFO commandstats``)."""
+    calls: dict[str, int] = defaultdict(int)
+    for client in (run.redis(), run.queue_redis()):
+        for name, v in client.info("commandstats").items():
+            calls[name.removeprefix("cmdstat_")] += int(v["calls"])
+    return dict(calls)
 
 
 def cpu_sample(parts: dict[str, list[int]]) -> dict[str, float]:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
@@ -31,6 +33,10 @@ from service.repository import AWAITING_RANDOM, GameRepository, Recorded
 from service.state_cache import Head
 
 log = logging.getLogger(__name__)
+
+#: Seeds a worker keeps in memory, most recently used: a game's seed never changes, and every
+#: draw and bot move needs it (one round trip each, otherwise).
+SEEDS_KEPT = 4096
 
 
 def _nothing(game_id: str) -> None:
@@ -108,6 +114,7 @@ class Automation:
         self._hooks = hooks or JobHooks()
         self._bot_move_seconds = bot_move_seconds
         self._monotonic = monotonic
+        self._seeds = _Seeds(repository, SEEDS_KEPT)
 
     def resolve_draw(self, game_id: str, version: int) -> int:
         """Record the draw the game awaits at ``version``; return how many draws were made.
@@ -124,7 +131,7 @@ class Automation:
             draw = meta.rules.pending_draw(head.state.board)
             if draw is None:
                 break
-            seed = self._repository.seed(game_id)
+            seed = self._seeds.get(game_id)
             outcome = rng.draw(seed, game_id, version + 1, draw.label, draw.kind, draw.n)
             events, decided = play.resolve_draw_step(meta.rules, head.state, outcome)
             result = self._record(meta, head, events, decided, seat=SYSTEM, command_id=None)
@@ -149,29 +156,54 @@ class Automation:
         if self._tournaments is not None:
             self._tournaments.advance_running()
 
-    def play_bot(self, game_id: str, version: int) -> bool:
+    def play_bot(
+        self, game_id: str, version: int, thought: Callable[[], None] = lambda: None
+    ) -> bool:
         """Make the move of the bot seat to act at ``version``; False when stale, or when
         the bot failed (then the failure is recorded and nothing is appended).
 
         The bot decides from legal actions and the game's public bot kit, with its own
         random stream (label ``bot-<seat>``, consuming none of the game's draws), and its move
         goes through the same append as a person's: a job that runs twice writes once.
+        ``thought`` is called once the bot has decided (or found nothing to decide), before
+        the move is appended: a drain then lets the next bot think (``service.drain``).
+
+        It decides against this process's cached head when that is at ``version`` (a worker
+        playing a game of bots wrote it itself), as a person's move does: the append refuses
+        a head the stream has moved past. Refused, it reads the head from the store (which
+        folds again if the store lost what the cache saw) and plays from there, if the move
+        is still to be made.
         """
         meta = self._repository.meta(game_id)
-        head = self._repository.head(meta)
-        state = head.state
-        seat = bot_to_move(meta.bundle, state) if state.version == version else None
-        if seat is None or state.over:
-            return False
-        move = self._bot_move(meta, state, seat)
+        cached = self._repository.cached_head(game_id)
+        if cached is not None and cached.state.version == version:
+            made = self._bot_turn(meta, cached, version, thought)
+            if made is not None:
+                return made
+        return bool(self._bot_turn(meta, self._repository.head(meta), version, thought))
+
+    def _bot_turn(
+        self, meta: GameMeta, head: Head, version: int, thought: Callable[[], None]
+    ) -> bool | None:
+        """``play_bot`` against ``head``: True when written, False when stale or the bot
+        failed, None when the append refused it (the stream is not at ``head``)."""
+        try:
+            state = head.state
+            seat = bot_to_move(meta.bundle, state) if state.version == version else None
+            if seat is None or state.over:
+                return False
+            move = self._bot_move(meta, state, seat)
+        finally:
+            thought()
         if move is None:
             return False
         events, decided = move
-        self._hooks.bot_decided(game_id)
+        self._hooks.bot_decided(meta.game_id)
         result = self._record(meta, head, events, decided, seat=seat, command_id=f"bot-{version}")
-        if result is not None:
-            self._hooks.bot_written(game_id)
-        return result is not None
+        if result is None:
+            return None
+        self._hooks.bot_written(meta.game_id)
+        return True
 
     def _bot_move(
         self, meta: GameMeta, state: GameState[Any], seat: int
@@ -186,7 +218,7 @@ class Automation:
         """
         version = state.version
         strength = meta.seats[seat].bot or ""
-        seed = self._repository.seed(meta.game_id)
+        seed = self._seeds.get(meta.game_id)
         stream = rng.DrawStream(seed, meta.game_id, version + 1, f"bot-{seat}")
         seconds = self._bot_move_seconds
         budget = UNBOUNDED if seconds is None else Budget.of(seconds, self._monotonic)
@@ -310,6 +342,29 @@ class Automation:
                 if raw is not None:
                     yield game_id, raw
             offset += batch
+
+
+class _Seeds:
+    """The seeds of the games this worker played last, read once each (thread-safe)."""
+
+    def __init__(self, repository: GameRepository, kept: int) -> None:
+        self._repository = repository
+        self._kept = kept
+        self._seeds: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> bytes:
+        with self._lock:
+            seed = self._seeds.get(game_id)
+            if seed is not None:
+                self._seeds.move_to_end(game_id)
+                return seed
+        seed = self._repository.seed(game_id)
+        with self._lock:
+            self._seeds[game_id] = seed
+            while len(self._seeds) > self._kept:
+                self._seeds.popitem(last=False)
+        return seed
 
 
 def failed_at(raw_meta: Mapping[str, str]) -> int | None:

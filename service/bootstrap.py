@@ -47,8 +47,10 @@ class Floe:
     """Every part of a running Floe, built once per process."""
 
     settings: Settings
-    #: The Redis of RQ's queues, the workers' liveness keys and the sweeper's lock: the
-    #: event store's, unless it is a cluster (``FLOE_QUEUE_URL``).
+    #: The Redis of the job queues (the backlog of draws and bot moves, RQ's drain jobs), the
+    #: workers' liveness keys and the sweeper's lock: ``FLOE_QUEUE_URL`` (``floe run`` starts
+    #: one in memory), else the event store's. Nothing in it is durable state: the sweeper
+    #: rebuilds the backlog from the event store.
     queue_redis: redis.Redis
     redis: redis.Redis
     repository: GameRepository
@@ -92,7 +94,7 @@ def connect(settings: Settings) -> redis.Redis:
 
 
 def connect_queue(settings: Settings, store: redis.Redis) -> redis.Redis:
-    """A client for RQ's queues: ``store`` itself unless ``FLOE_QUEUE_URL`` names another."""
+    """A client for the job queues: ``store`` itself unless ``FLOE_QUEUE_URL`` names another."""
     if settings.queue_url is None:
         return store
     return _connect_one(settings.queue_url, settings.redis_connections)

@@ -1,32 +1,38 @@
-"""RQ jobs: the queues the service fills and the two job functions a worker runs.
+"""The job queue: what the service hands the workers, and the RQ jobs a worker runs.
 
-A job carries only ``(game_id, version)`` as JSON (never a pickle) and has the deterministic
-id ``<kind>-<game_id>-<version>``. Draws and bot moves go to two queues, ``floe:draws`` and
-``floe:bots``; a worker listens to them in that order (RQ takes from the first non-empty
-queue), so a draw, which blocks people, never waits behind bot thinking. ``floe`` is the
-single queue of earlier versions: workers still listen to it, last, so its jobs are worked.
+A draw, a bot move or a tournament advance is an item named by the deterministic job id
+``<kind>-<game_id>-<version>``. Enqueueing adds it to its queue's backlog
+(``service.backlog``): one script, one round trip, idempotent per id (an item pending, or
+claimed by a live worker, is not added again; a queue never holds one id twice). The items
+are worked by drain jobs (``service.drain``): RQ jobs, with JSON arguments (never a pickle),
+each of which runs many items, so RQ's own bookkeeping is paid per drain, not per item. The
+same script says when the queue needs another drain; then an RQ job ``drain-<queue>-<n>``
+is enqueued on the queue's RQ queue.
 
-Enqueueing is idempotent per job id: a job RQ still holds (queued, deferred, scheduled, or
-started by a worker whose liveness key is alive) is not pushed again, and a new job is pushed
-with RQ's atomic ``unique`` enqueue, so a queue never holds one id twice. A job RQ no longer
-holds (gone, failed, stopped, canceled, or started by a dead worker) is enqueued afresh.
+Draws and bot moves have their queues, ``floe:draws`` and ``floe:bots``; a worker listens to
+them in that order (RQ takes from the first non-empty queue), and a drain takes draws first
+too, so a draw, which blocks people, never waits behind bot thinking. ``floe`` is the single
+queue of earlier versions: workers still listen to it, last, and the per-item job functions
+of earlier versions (``draw_random``, ``bot_turn``, ``tournament_game_over``) still run the
+jobs left in it.
 
-The job functions are thin: they hand the job to the worker process's ``Automation``, which
-``service.worker`` installs when it starts, built by ``service.bootstrap`` like every other
-part of Floe.
+The job functions are thin: they hand the work to the worker process's ``Automation`` and
+``Drainer``, which ``service.worker`` installs when it starts, built by ``service.bootstrap``
+like every other part of Floe.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import redis
 from rq import Queue
-from rq.exceptions import DuplicateJobError, NoSuchJobError
-from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.automation import Automation
+from service.backlog import Backlog
+from service.drain import DRAW_BATCH, IDLE_SECONDS, LIFE_SECONDS, Drainer
 from service.follow_ups import JobKind
 
 #: One queue per kind; a worker listens to ``WORKER_QUEUES`` in this order.
@@ -40,17 +46,23 @@ QUEUE_NAMES: dict[JobKind, str] = {
 #: The single queue of earlier versions, listened to last so jobs left in it still run.
 LEGACY_QUEUE_NAME = "floe"
 WORKER_QUEUES: tuple[str, ...] = (QUEUE_NAMES["draw"], QUEUE_NAMES["bot"], LEGACY_QUEUE_NAME)
+#: How many items of each queue a drain claims at once (the queues with a backlog).
+BATCHES: dict[str, int] = {QUEUE_NAMES["draw"]: DRAW_BATCH, QUEUE_NAMES["bot"]: 1}
 #: RQ looks job functions up by these names; they are stored in the queue, never in events.
+DRAIN_FUNCTION = "service.jobs.drain"
+#: The per-item job functions of earlier versions (jobs they left queued still run).
 JOB_FUNCTIONS: dict[JobKind, str] = {
     "draw": "service.jobs.draw_random",
     "bot": "service.jobs.bot_turn",
     "tournament": "service.jobs.tournament_game_over",
 }
-#: A bot job's RQ timeout, beyond the bot's own bound (``Settings.bot_move_seconds``): the
-#: search stops itself first, so RQ's timeout is only a net for code that never checks.
+#: A bot move's deadline, beyond the bot's own bound (``Settings.bot_move_seconds``): the
+#: search stops itself first, so the deadline is only a net for code that never checks.
 BOT_JOB_MARGIN_SECONDS = 60
-#: Statuses in which RQ still holds a job that will run (``started``: if its worker lives).
-_HELD = {JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED, JobStatus.STARTED}
+#: A draw's (or a tournament advance's) deadline: RQ's default job timeout.
+DRAW_TIMEOUT_SECONDS = 180
+#: How long RQ keeps a failed drain job (with its traceback) in its failed registry.
+FAILURE_TTL_SECONDS = 24 * 3600
 
 
 def queue(client: redis.Redis, name: str = LEGACY_QUEUE_NAME) -> Queue:
@@ -67,74 +79,99 @@ def job_id(kind: JobKind, game_id: str, version: int) -> str:
     return f"{kind}-{game_id}-{version}"
 
 
+def parse_job_id(item: str) -> tuple[JobKind, str, int]:
+    """``job_id``'s inverse: ``bot-1f2e-7`` -> ("bot", "1f2e", 7)."""
+    kind, rest = item.split("-", 1)
+    game_id, version = rest.rsplit("-", 1)
+    if kind not in QUEUE_NAMES:
+        raise ValueError(f"not a job id: {item!r}")
+    return kind, game_id, int(version)
+
+
 def alive_key(worker_name: str) -> str:
     """The liveness key a running worker keeps renewed (``service.worker``)."""
     return f"floe:worker:{worker_name}:alive"
 
 
+def item_timeout(kind: JobKind, bot_move_seconds: float) -> int:
+    """The deadline of one item, in whole seconds: a bot move's stays above the bot's bound
+    (rounded up, plus ``BOT_JOB_MARGIN_SECONDS``); draws keep RQ's default."""
+    if kind == "bot":
+        return math.ceil(bot_move_seconds) + BOT_JOB_MARGIN_SECONDS
+    return DRAW_TIMEOUT_SECONDS
+
+
+def drain_timeout(bot_move_seconds: float) -> int:
+    """RQ's timeout of a drain job: its life, an idle wait, and its longest item, plus RQ's
+    margin; only a net (each item has its own deadline)."""
+    longest = max(item_timeout("bot", bot_move_seconds), DRAW_TIMEOUT_SECONDS)
+    return math.ceil(LIFE_SECONDS + IDLE_SECONDS) + longest + BOT_JOB_MARGIN_SECONDS
+
+
 class RqJobQueue:
-    """The ``JobQueue`` on RQ: draws and bot moves for the workers, one queue per kind."""
+    """The ``JobQueue`` on the backlog and RQ: items for the drains, one queue per kind."""
 
     def __init__(self, client: redis.Redis, *, bot_move_seconds: float = 60.0) -> None:
         self._client = client
-        self._queues = {kind: queue(client, name) for kind, name in QUEUE_NAMES.items()}
-        #: Per kind; None keeps RQ's default (180 s) for draws.
-        self._timeouts: dict[JobKind, int | None] = {
-            "draw": None,
-            "tournament": None,
-            "bot": math.ceil(bot_move_seconds) + BOT_JOB_MARGIN_SECONDS,
-        }
-
-    def held(self, job: Job) -> bool:
-        """Whether RQ still holds ``job`` to run: queued (its id in its queue), deferred,
-        scheduled, or started by a worker that is alive (its liveness key not expired)."""
-        status = job.get_status(refresh=False)
-        if status not in _HELD:
-            return False
-        if status == JobStatus.QUEUED:  # ... and its id still sits in its queue
-            key = queue(self._client, job.origin).key
-            return self._client.lpos(key, job.id) is not None
-        if status != JobStatus.STARTED:
-            return True
-        name = job.worker_name
-        return name is not None and bool(self._client.exists(alive_key(name)))
+        self.backlog = Backlog(client)
+        self.bot_move_seconds = bot_move_seconds
+        self._queues = {name: queue(client, name) for name in BATCHES}
 
     def enqueue(self, kind: JobKind, game_id: str, version: int) -> bool:
-        """Enqueue the job unless RQ still holds it; True when it was pushed."""
-        ident = job_id(kind, game_id, version)
-        try:
-            existing = Job.fetch(ident, connection=self._client, serializer=JSONSerializer)
-        except NoSuchJobError:
-            existing = None
-        if existing is not None:
-            if self.held(existing):
-                return False
-            # Failed, stopped, canceled, or its worker died: drop RQ's record of it (and any
-            # stale entry of its id in a queue or registry) so it can be enqueued afresh.
-            existing.delete()
-        try:
-            self._queues[kind].enqueue(
-                JOB_FUNCTIONS[kind],
-                game_id,
-                version,
-                job_id=ident,
-                job_timeout=self._timeouts[kind],
-                result_ttl=0,
-                failure_ttl=24 * 3600,
-                unique=True,
-            )
-        except DuplicateJobError:  # someone enqueued it meanwhile: it is queued once
-            return False
-        return True
+        """Add the item unless it is pending or a live worker runs it; True when added."""
+        name = QUEUE_NAMES[kind]
+        added = self.backlog.add(name, job_id(kind, game_id, version))
+        if added.drain is not None:
+            self.enqueue_drain(name, added.drain)
+        return added.added
+
+    def ensure_drain(self, name: str) -> str | None:
+        """Enqueue a drain for queue ``name`` if items wait there and it needs one."""
+        drain = self.backlog.add(name, "").drain
+        if drain is not None:
+            self.enqueue_drain(name, drain)
+        return drain
+
+    def enqueue_drain(self, name: str, drain: str) -> None:
+        """Push the RQ job of drain ``drain`` (an id the backlog registered) on ``name``."""
+        self._queues[name].enqueue(
+            DRAIN_FUNCTION,
+            name,
+            drain,
+            job_id=drain,
+            job_timeout=drain_timeout(self.bot_move_seconds),
+            result_ttl=0,
+            failure_ttl=FAILURE_TTL_SECONDS,
+        )
+
+    def timeout_of(self, item: str) -> int:
+        """The deadline of ``item`` (a job id), in seconds."""
+        return item_timeout(parse_job_id(item)[0], self.bot_move_seconds)
+
+
+def run_item(
+    automation: Automation, item: str, thought: Callable[[], None] = lambda: None
+) -> object:
+    """Do what the item ``<kind>-<game>-<version>`` names (nothing, if it is stale);
+    ``thought``: called once a bot has decided (``Automation.play_bot``)."""
+    kind, game_id, version = parse_job_id(item)
+    if kind == "draw":
+        return automation.resolve_draw(game_id, version)
+    if kind == "bot":
+        return automation.play_bot(game_id, version, thought)
+    return automation.tournament_game_over(game_id, version)
 
 
 _automation: Automation | None = None
+_drainer: Drainer | None = None
 
 
-def install(automation: Automation) -> None:
-    """Make ``automation`` run this process's jobs (the worker does it once, at start)."""
-    global _automation
+def install(automation: Automation, drainer: Drainer | None = None) -> None:
+    """Make ``automation`` (and ``drainer``) run this process's jobs (the worker does it
+    once, at start)."""
+    global _automation, _drainer
     _automation = automation
+    _drainer = drainer
 
 
 def _installed() -> Automation:
@@ -143,16 +180,23 @@ def _installed() -> Automation:
     return _automation
 
 
+def drain(queue_name: str, drain_id: str) -> int:
+    """RQ job: work the backlog of this worker's queues (``service.drain``); items run."""
+    if _drainer is None:
+        raise RuntimeError("no Drainer installed: drain jobs run inside `floe worker`")
+    return _drainer.drain(queue_name, drain_id)
+
+
 def draw_random(game_id: str, version: int) -> int:
-    """RQ job: make the draw game ``game_id`` awaits at ``version`` (or nothing, if stale)."""
+    """RQ job of earlier versions: the draw game ``game_id`` awaits at ``version``."""
     return _installed().resolve_draw(game_id, version)
 
 
 def bot_turn(game_id: str, version: int) -> bool:
-    """RQ job: the move of the bot seat to act at ``version`` (nothing, if stale)."""
+    """RQ job of earlier versions: the move of the bot seat to act at ``version``."""
     return _installed().play_bot(game_id, version)
 
 
 def tournament_game_over(game_id: str, version: int) -> bool:
-    """RQ job: tournament game ``game_id`` ended at ``version``; advance its tournament."""
+    """RQ job of earlier versions: tournament game ``game_id`` ended; advance it."""
     return _installed().tournament_game_over(game_id, version)

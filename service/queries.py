@@ -15,13 +15,20 @@ from domain.engine.types import JSON, GameState
 from service.access import Viewer
 from service.catalog import GameMeta
 from service.errors import organizer_only
+from service.legal_cache import LegalActionsCache
 from service.repository import GameRepository
 from service.views import game_view, shown_events
 
+#: The legal-action lists' budget per process: thousands of states' lists.
+LEGAL_CACHE_BYTES = 8 * 1024 * 1024
+
 
 class GameQueries:
-    def __init__(self, repository: GameRepository) -> None:
+    def __init__(
+        self, repository: GameRepository, *, legal_cache_bytes: int = LEGAL_CACHE_BYTES
+    ) -> None:
         self._repository = repository
+        self._legal = LegalActionsCache(legal_cache_bytes)
 
     def view(self, meta: GameMeta, viewer: Viewer, version: int | None = None) -> JSON:
         """The game now, or at ``version``, as ``viewer`` may see it."""
@@ -49,10 +56,15 @@ class GameQueries:
         return failure if failure is not None and failure["version"] == latest.version else None
 
     def legal_actions(self, meta: GameMeta, viewer: Viewer) -> JSON:
+        """The actions ``viewer``'s seat may post now; listed once per state and seat."""
         seat = viewer.require_seat(meta.game_id)
-        state = self._repository.latest(meta)
-        actions = play.legal_actions(meta.rules, state, seat)
-        return {"version": state.version, "actions": [a.to_json() for a in actions]}
+        head = self._repository.head(meta)
+        key = (meta.game_id, head.hash, seat)
+        actions = self._legal.get(key)
+        if actions is None:
+            actions = [a.to_json() for a in play.legal_actions(meta.rules, head.state, seat)]
+            self._legal.put(key, actions)
+        return {"version": head.state.version, "actions": actions}
 
     def events(self, meta: GameMeta, viewer: Viewer, *, after: int, limit: int) -> JSON:
         viewer.reader_seat(meta.game_id)

@@ -9,6 +9,15 @@ time by passing a clock, never by sleeping). Over a limit the request is refused
 ``rate_limited`` and ``Retry-After``: the seconds until the window ends. A limit of 0 is off.
 
 Redis errors are not swallowed: they surface as the usual 503 ``store_unavailable``.
+
+**Leases.** A limit of at least ``2 * LEASE_DIVISOR`` is not counted one request at a time:
+a process takes a *lease* of ``lease_size(limit)`` requests from the shared counter (one
+``INCRBY``) and admits that many locally before asking again, so a hot token or address
+costs one round trip per lease, not one per request. The shared counter still bounds every
+process together: no window ever admits more than its limit. The price is at the other
+edge: requests leased by one process but unused when the window ends are lost, so a client
+may be refused up to ``(lease - 1)`` requests per process early, under 1 % of the limit.
+Small limits (every one a test sets) are counted exactly, one request at a time.
 """
 
 from __future__ import annotations
@@ -16,8 +25,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import redis
 
@@ -25,7 +35,8 @@ from service.clock import Clock, epoch_seconds
 from service.errors import RateLimited
 from service.store import refused_for_memory
 
-#: INCR every key; the first hit of a window sets its expiry. Returns the counts, in order.
+#: INCRBY every key by its ARGV (1, or a lease); a key's first hit of a window sets its expiry.
+#: Returns the new totals, in order.
 #: The counters are kept out of the AOF and replicas (``REPL_NONE``): with ``appendfsync
 #: always`` every logged write costs an fsync, and a count is not worth one; a restarted
 #: Redis simply starts every window afresh.
@@ -34,14 +45,27 @@ redis.replicate_commands()
 redis.set_repl(redis.REPL_NONE)
 local counts = {}
 for i, key in ipairs(KEYS) do
-  local count = redis.call('INCR', key)
-  if count == 1 then
+  local by = tonumber(ARGV[i + 1])
+  local count = redis.call('INCRBY', key, by)
+  if count == by then
     redis.call('EXPIRE', key, ARGV[1])
   end
   counts[i] = count
 end
 return counts
 """
+#: A limit is leased in pieces of about this fraction of it (see the module docstring).
+LEASE_DIVISOR = 256
+#: The largest lease, so a huge limit (a benchmark's "never") still checks in often.
+MAX_LEASE = 64
+#: Leases held at once; past it they are dropped (which can only refuse early, never admit).
+MAX_LEASES = 100_000
+
+
+def lease_size(limit: int) -> int:
+    """Requests a process takes from the shared counter at a time for ``limit``."""
+    return max(1, min(MAX_LEASE, limit // LEASE_DIVISOR))
+
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +102,10 @@ class RateLimiter:
         self._clock = clock
         self._script: Any = client.register_script(_INCR_ALL)
         self._cluster = cluster
+        #: Requests still to admit locally per leased counter key, for the current window.
+        self._leases: dict[str, int] = {}
+        self._lease_window = ""
+        self._lock = threading.Lock()
 
     @property
     def limits(self) -> Limits:
@@ -101,13 +129,12 @@ class RateLimiter:
             checks.append((key, limits.per_address, "address"))
         if not checks:
             return
-        keys = [key for key, _, _ in checks]
-        ttl = [limits.window_seconds + 1]
+        admitted = self._admitted(checks, suffix)
+        if admitted is True:
+            return
+        asks = admitted
         try:
-            if self._cluster:
-                counts = [self._script(keys=[key], args=ttl)[0] for key in keys]
-            else:
-                counts = self._script(keys=keys, args=ttl)
+            totals = self._count([key for key, _, _, _ in asks], [by for _, _, _, by in asks])
         except redis.ResponseError as error:
             if not refused_for_memory(error):
                 raise
@@ -116,11 +143,61 @@ class RateLimiter:
             # get their own 503 ``store_full``, rather than every request failing here.
             log.warning("rate limiter not counting: the store is full")
             return
-        for (_, limit, what), count in zip(checks, counts, strict=True):
-            if int(count) > limit:
-                retry = max(1, math.ceil((window + 1) * limits.window_seconds - now))
-                raise RateLimited(
-                    f"too many requests for this {what}: at most {limit} per "
-                    f"{limits.window_seconds} s; retry after {retry} s",
-                    retry,
-                )
+        refused = self._settle(asks, totals, suffix)
+        if refused is not None:
+            limit, what = refused
+            retry = max(1, math.ceil((window + 1) * limits.window_seconds - now))
+            raise RateLimited(
+                f"too many requests for this {what}: at most {limit} per "
+                f"{limits.window_seconds} s; retry after {retry} s",
+                retry,
+            )
+
+    def _admitted(
+        self, checks: list[tuple[str, int, str]], window: str
+    ) -> Literal[True] | list[tuple[str, int, str, int]]:
+        """True when leases this process holds admit the request for every counter; else
+        what to ask the shared counters: (key, limit, what, increment) for the counters
+        without a lease left (a new lease for those, and 1 for those counted exactly).
+
+        A counter whose lease still has room is charged here, even if another counter then
+        refuses the request: the request was made, and an unused lease only refuses early.
+        """
+        asks: list[tuple[str, int, str, int]] = []
+        with self._lock:
+            if window != self._lease_window or len(self._leases) > MAX_LEASES:
+                self._leases.clear()  # the old window's leases are void
+                self._lease_window = window
+            for key, limit, what in checks:
+                size = lease_size(limit)
+                left = self._leases.get(key, 0)
+                if size > 1 and left > 0:
+                    self._leases[key] = left - 1
+                else:
+                    asks.append((key, limit, what, size))
+        return asks or True
+
+    def _settle(
+        self, asks: list[tuple[str, int, str, int]], totals: list[Any], window: str
+    ) -> tuple[int, str] | None:
+        """Keep what each new lease granted (this request takes one of it); the first
+        counter that grants nothing, as (limit, what), or None when all admit."""
+        refused: tuple[int, str] | None = None
+        with self._lock:
+            for (key, limit, what, by), total in zip(asks, totals, strict=True):
+                granted = min(by, limit - (int(total) - by))  # room left under the limit
+                if granted <= 0:
+                    refused = refused or (limit, what)
+                elif by > 1 and window == self._lease_window:
+                    self._leases[key] = self._leases.get(key, 0) + granted - 1
+        return refused
+
+    def _count(self, keys: list[str], increments: list[int]) -> list[Any]:
+        """Add ``increments`` to the shared counters ``keys``; their new totals."""
+        ttl = self._limits.window_seconds + 1
+        if self._cluster:
+            return [
+                self._script(keys=[key], args=[ttl, by])[0]
+                for key, by in zip(keys, increments, strict=True)
+            ]
+        return list(self._script(keys=keys, args=[ttl, *increments]))

@@ -28,7 +28,9 @@ class Settings:
     #: ``redis_url`` names nodes of a Redis Cluster (comma-separated URLs; the client finds
     #: the rest). RQ then needs a Redis of its own: ``queue_url``.
     redis_cluster: bool = False
-    #: The Redis RQ's queues live in; None = the event store's (not allowed with a cluster).
+    #: The Redis the job queues live in (the backlog, RQ's jobs, workers' liveness keys);
+    #: None = the event store's (not allowed with a cluster). ``floe run`` with its own store
+    #: starts one in memory and sets this for its children (``service/run/supervisor.py``).
     queue_url: str | None = None
     #: Replicas that must hold a write before it is answered (``WAIT``); 0 = none waited for.
     replica_acks: int = 0
@@ -57,6 +59,9 @@ class Settings:
     open_tables_per_creator: int = 10
     # --- the worker ---
     sweep_seconds: float = 5.0
+    #: Items (draws, bot moves) a worker runs at once (``service/drain.py``): their appends
+    #: overlap, so they share fsyncs; one bot thinks at a time whatever this is.
+    worker_threads: int = 8
     #: How long a bot may think over one move; past it the move fails, loudly (docs/ai.md).
     bot_move_seconds: float = 60.0
     # --- floe run ---
@@ -100,7 +105,7 @@ class Settings:
 
     @property
     def queue_store_url(self) -> str:
-        """The Redis RQ uses: ``FLOE_QUEUE_URL``, else the event store's."""
+        """The Redis of the job queues: ``FLOE_QUEUE_URL``, else the event store's."""
         return self.queue_url or self.store_url
 
     @classmethod
@@ -122,6 +127,7 @@ class Settings:
             sse_heartbeat_seconds=read.number("FLOE_SSE_HEARTBEAT_SECONDS", 15.0),
             bench_routes=env.get("FLOE_BENCH_ROUTES") == "1",
             sweep_seconds=read.number("FLOE_SWEEP_SECONDS", 5.0, zero_ok=True),
+            worker_threads=read.integer("FLOE_WORKER_THREADS", 8),
             bot_move_seconds=read.number("FLOE_BOT_MOVE_SECONDS", 60.0),
             rate_limit_per_token=read.integer("FLOE_RATE_LIMIT_PER_TOKEN", 6000, zero_ok=True),
             rate_limit_per_address=read.integer("FLOE_RATE_LIMIT_PER_ADDRESS", 30000, zero_ok=True),

@@ -27,6 +27,7 @@ import redis
 
 from domain.engine.canonical import canonical_json
 from domain.engine.log import EventReader, StoredEvent
+from service import json_codec
 from service.appends import CHANNEL, AppendSignals
 from service.durability import ReplicaAcks
 
@@ -330,7 +331,8 @@ def refused_for_memory(error: BaseException) -> bool:
 
 
 def _decode(entries: Any) -> list[StoredEvent]:
-    return [StoredEvent.from_json(json.loads(fields[b"e"])) for _, fields in entries]
+    """Stream entries as events; ``json_codec`` reads them as ``json`` would, faster."""
+    return [StoredEvent.from_json(json_codec.decode(fields[b"e"])) for _, fields in entries]
 
 
 def _text(value: Any) -> str:

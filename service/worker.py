@@ -1,30 +1,39 @@
-"""``floe worker``: run the RQ jobs, and sweep for jobs lost with a worker that died.
+"""``floe worker``: run the drain jobs, and sweep for jobs lost with a worker that died.
 
-The worker is RQ's ``SimpleWorker``: jobs run in the worker process itself, so a draw costs
-no fork and the repository's state cache stays warm across jobs. It listens to
-``floe:draws``, then ``floe:bots``, then the legacy ``floe`` queue (``service.jobs``), so a
-draw is always taken before any bot move.
+The worker is RQ's ``SimpleWorker``: jobs run in the worker process itself, so the
+repository's state cache stays warm across them. Its jobs are drains (``service.drain``):
+each claims and runs many draws and bot moves from the backlog (``service.backlog``), on a
+few threads, so RQ's bookkeeping is paid per drain, not per item. It listens to RQ's
+``floe:draws``, then ``floe:bots``, then the legacy ``floe`` queue (``service.jobs``), and a
+drain claims draws before bot moves, so a draw is always taken before any bot move. Asked to
+stop (SIGTERM), it wakes its idle drain at once; the drain finishes the items in hand and
+names a successor if items wait.
 
 While it runs, a thread keeps the worker's liveness key (``floe:worker:<name>:alive``, a
-short TTL) renewed; a SIGKILLed worker's key expires within ``alive_ttl``, and a job it left
-"started" counts as lost. RQ's own worker key lives ``worker_ttl + 60`` s, too long to wait.
+short TTL) renewed, and its name in the sets of workers of the queues it listens to (a
+queue gets as many drains as it has workers); a SIGKILLed worker's key expires within
+``alive_ttl``, and the items it had claimed, and its running drain, count as lost. RQ's own
+worker key lives ``worker_ttl + 60`` s, too long to wait.
 
-A lost job is found again by the sweeper. One sweeper sweeps at a time, whichever worker
+A lost item is found again by the sweeper. One sweeper sweeps at a time, whichever worker
 holds the Redis lock ``floe:sweeper:lock`` (``SET NX PX``, renewed by its holder, taken over
 by another worker once it expires). A sweep re-enqueues a job still waited for across two of
-its sweeps only when RQ no longer holds it (``RqJobQueue.enqueue`` checks), so it never
-piles copies of a job id onto a queue. Each sweep also advances every running tournament
-whose round is over (idempotent), so a job lost with its worker never leaves one stuck. A
-bot move that failed (out of time, or a bug) is not
-lost: the sweeper leaves it alone, and each worker retries it once, when it starts.
+its sweeps only when no live worker holds it and it is not pending already
+(``RqJobQueue.enqueue`` checks, in one script), so it never piles copies of a job id onto a
+queue; the same script names a drain if the queue has too few. Each sweep also advances
+every running tournament whose round is over (idempotent), so a job lost with its worker
+never leaves one stuck. A bot move that failed (out of time, or a bug) is not lost: the
+sweeper leaves it alone, and each worker retries it once, when it starts.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import uuid
+from collections.abc import Callable
 
 import redis
 from redis.exceptions import RedisClusterException
@@ -34,7 +43,9 @@ from rq.serializers import JSONSerializer
 
 from service import jobs
 from service.automation import Automation
+from service.backlog import Backlog
 from service.bootstrap import Floe
+from service.drain import IDLE_SECONDS, Drainer, DrainSettings, lanes_for
 from service.follow_ups import JobKind, JobQueue
 
 log = logging.getLogger(__name__)
@@ -65,8 +76,9 @@ class SweepLock:
 
 
 class Sweeper:
-    """Re-enqueue draws and bot moves that stayed pending across two sweeps and that RQ no
-    longer holds (lost with a dead worker, failed, or never enqueued)."""
+    """Re-enqueue draws and bot moves that stayed pending across two sweeps and that no live
+    worker holds (lost with a dead worker, failed, lost with the queue Redis, or never
+    enqueued)."""
 
     def __init__(
         self, automation: Automation, queue: JobQueue, client: redis.Redis, every: float
@@ -82,8 +94,10 @@ class Sweeper:
         if not self._lock.acquire():
             return None
         for queue in jobs.worker_queues(self._client):
-            # RQ's own cleanup: jobs whose started entry expired move to failed.
+            # RQ's own cleanup: drain jobs whose started entry expired move to failed.
             StartedJobRegistry(queue=queue).cleanup()
+        if isinstance(self._queue, jobs.RqJobQueue):
+            self._queue.backlog.prune()  # the claims of workers that died
         self._automation.advance_tournaments()
         pending = set(self._automation.waiting_jobs())
         stuck = sorted(pending & self._seen)
@@ -101,6 +115,18 @@ def alive_ttl(floe: Floe) -> float:
     return max(2.0, 3 * floe.settings.sweep_seconds)
 
 
+class FloeWorker(SimpleWorker):
+    """RQ's ``SimpleWorker``, told when a stop is asked for (its running drain then ends
+    after the item in hand, at once if it is idle)."""
+
+    on_stop: Callable[[], None] | None = None
+
+    def handle_warm_shutdown_request(self) -> None:
+        super().handle_warm_shutdown_request()  # type: ignore[no-untyped-call]
+        if self.on_stop is not None:
+            self.on_stop()
+
+
 def run_worker(floe: Floe, *, burst: bool = False, draws_only: bool = False) -> bool:
     """Work the Floe queues until stopped (``burst``: until empty), sweeping meanwhile.
 
@@ -110,44 +136,95 @@ def run_worker(floe: Floe, *, burst: bool = False, draws_only: bool = False) -> 
     Starting, it retries every bot move that failed (``Automation.retry_failed``): this is
     how games whose bot ran out of time, or hit a bug, resume (docs/ai.md).
     """
-    jobs.install(floe.automation)
+    client = floe.queue_redis
+    queue = _job_queue(floe)
+    stop = threading.Event()  # the process ends: the renewals and the sweeps stop
+    stopping = threading.Event()  # a stop is asked for: the drain ends after its item
+    every = floe.settings.sweep_seconds
+    queues = jobs.worker_queues(client, draws_only=draws_only)
+    worker = FloeWorker(queues, connection=client, serializer=JSONSerializer)
+    lanes = lanes_for([q.name for q in queues], jobs.BATCHES)
+    drainer = Drainer(
+        queue.backlog,
+        functools.partial(jobs.run_item, floe.automation),
+        queue.timeout_of,
+        queue.enqueue_drain,
+        worker.name,
+        lanes,
+        stopping,
+        thinking_queues=frozenset({jobs.QUEUE_NAMES["bot"]}),
+        settings=DrainSettings(
+            idle_seconds=0.0 if burst else IDLE_SECONDS, threads=floe.settings.worker_threads
+        ),
+    )
+    jobs.install(floe.automation, drainer)
+
+    def asked_to_stop() -> None:  # in the signal handler: wake the idle drain from a thread
+        stopping.set()
+        threading.Thread(target=_wake, args=(queue.backlog, worker.name), daemon=True).start()
+
+    worker.on_stop = asked_to_stop
+    listening = [lane.queue for lane in lanes]
+    _keep_alive(client, queue.backlog, worker.name, listening, alive_ttl(floe), stop)
     try:
         floe.automation.retry_failed()
     except redis.RedisError as error:  # Redis away: the next start retries them
         log.warning("could not retry the failed bot moves: %s", error)
-    stop = threading.Event()
-    every = floe.settings.sweep_seconds
-    worker = SimpleWorker(
-        jobs.worker_queues(floe.queue_redis, draws_only=draws_only),
-        connection=floe.queue_redis,
-        serializer=JSONSerializer,
-    )
-    _keep_alive(floe.queue_redis, worker.name, alive_ttl(floe), stop)
+    for name in listening:  # items that waited for a worker: one more drain may take them
+        queue.ensure_drain(name)
     threading.Thread(
         target=_keep_alive_forever,
-        args=(floe.queue_redis, worker.name, alive_ttl(floe), stop),
+        args=(client, queue.backlog, worker.name, listening, alive_ttl(floe), stop),
         daemon=True,
     ).start()
     if not burst and every > 0:
-        sweeper = Sweeper(floe.automation, floe.jobs, floe.queue_redis, every)
+        sweeper = Sweeper(floe.automation, queue, client, every)
         threading.Thread(target=_sweep_forever, args=(sweeper, every, stop), daemon=True).start()
     try:
         return bool(worker.work(burst=burst, with_scheduler=False))
     finally:
         stop.set()
         with contextlib.suppress(redis.RedisError):
-            floe.queue_redis.delete(jobs.alive_key(worker.name))
+            queue.backlog.leave_all(worker.name, listening)
+            client.delete(jobs.alive_key(worker.name))
 
 
-def _keep_alive(client: redis.Redis, name: str, ttl: float, stop: threading.Event) -> None:
+def _job_queue(floe: Floe) -> jobs.RqJobQueue:
+    """The worker's queue: Floe's own, unless a test handed Floe another kind."""
+    if isinstance(floe.jobs, jobs.RqJobQueue):
+        return floe.jobs
+    return jobs.RqJobQueue(floe.queue_redis, bot_move_seconds=floe.settings.bot_move_seconds)
+
+
+def _wake(backlog: Backlog, name: str) -> None:
+    with contextlib.suppress(redis.RedisError):
+        backlog.wake(name)
+
+
+def _keep_alive(
+    client: redis.Redis,
+    backlog: Backlog,
+    name: str,
+    queues: list[str],
+    ttl: float,
+    stop: threading.Event,
+) -> None:
     if not stop.is_set():
         client.set(jobs.alive_key(name), 1, px=int(ttl * 1000))
+        backlog.listen(name, queues)
 
 
-def _keep_alive_forever(client: redis.Redis, name: str, ttl: float, stop: threading.Event) -> None:
+def _keep_alive_forever(
+    client: redis.Redis,
+    backlog: Backlog,
+    name: str,
+    queues: list[str],
+    ttl: float,
+    stop: threading.Event,
+) -> None:
     while not stop.wait(ttl / 3):
         try:
-            _keep_alive(client, name, ttl, stop)
+            _keep_alive(client, backlog, name, queues, ttl, stop)
         except redis.RedisError as error:  # Redis away: try again next beat
             log.warning("liveness renewal failed: %s", error)
 

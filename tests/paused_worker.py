@@ -4,6 +4,10 @@
 with a ``JobHooks`` that, at that point, announces itself on ``floe:fault:{game}:started``
 and waits (bounded) for a release that never comes. Production workers have no such hooks:
 the test injects them here instead of the job reading a variable.
+
+It runs one item at a time (``FLOE_WORKER_THREADS=1``), as one RQ job ran, so it holds
+exactly the item it stopped in, unless the test sets ``FLOE_WORKER_THREADS`` itself: then it
+claims up to that many items, and each one it starts stops there.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ def main(argv: list[str]) -> int:
     if point not in points:
         print(f"pause at one of {sorted(points)}, not {point!r}", file=sys.stderr)
         return 2
-    settings = Settings.from_env()
+    settings = Settings.from_env({"FLOE_WORKER_THREADS": "1", **os.environ})
     client = connect(settings)
     hooks = JobHooks(**{point: hold(client)})
     run_worker(build(settings, redis_client=client, hooks=hooks))

@@ -32,7 +32,7 @@ class StoredEvent:
 
     @property
     def event(self) -> Event:
-        return Event(type=self.type, actor=self.actor, data=self.data)
+        return Event(self.type, self.actor, self.data)
 
     def to_json(self) -> JSON:
         return {
@@ -49,16 +49,17 @@ class StoredEvent:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> StoredEvent:
+        # Positional, in field order: every read of a stream decodes each entry through here.
         return cls(
-            game_id=obj["game_id"],
-            version=obj["version"],
-            type=obj["type"],
-            data=obj["data"],
-            actor=obj["actor"],
-            at=obj["at"],
-            command_id=obj["command_id"],
-            prev_hash=obj["prev_hash"],
-            hash=obj["hash"],
+            obj["game_id"],
+            obj["version"],
+            obj["type"],
+            obj["data"],
+            obj["actor"],
+            obj["at"],
+            obj["command_id"],
+            obj["prev_hash"],
+            obj["hash"],
         )
 
 

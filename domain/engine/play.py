@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
+
 from domain.engine.canonical import canonical_json
 from domain.engine.errors import NotAllowed
 from domain.engine.rules import Action, Rules
@@ -156,5 +158,14 @@ def _replace(state: GameState[Any], version: int, **changes: Any) -> GameState[A
     return GameState(**fields)
 
 
-def _sort_key(action: Action) -> str:
-    return canonical_json(action.to_json())
+def _sort_key(action: Action) -> bytes:
+    """The action's canonical JSON as UTF-8, which sorts as the canonical text does (UTF-8
+    keeps code point order). orjson writes it ten times faster than ``json``, and the same
+    bytes for what actions hold: integers, strings, lists and objects. (The two differ on
+    floats, ``1e+16`` against ``1e16``, which no action holds; an integer past 64 bits, which
+    orjson refuses, goes to ``json``.)"""
+    value = action.to_json()
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return canonical_json(value).encode()

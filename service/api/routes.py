@@ -27,6 +27,7 @@ from service.api.http import (
     int_arg,
     json_body,
     render,
+    render_built,
 )
 from service.bootstrap import Floe
 from service.catalog import GameMeta
@@ -128,7 +129,7 @@ def post_action(game_id: str) -> Response:
     wait = int_arg("wait", 0, high=MAX_WAIT_SECONDS)
     body = json_body()
     try:
-        data = schemas.load(schemas.POST_ACTION, body)
+        data = schemas.load_post_action(body)
     except InvalidRequest:
         earlier = _earlier_answer(meta, viewer, body)  # a used command id outranks a 400
         if earlier is None:
@@ -154,7 +155,7 @@ def _waiting(seconds: int) -> AbstractContextManager[None]:
 
 def _accepted(accepted: Accepted) -> Response:
     status = 202 if accepted.awaiting_random else 201
-    return render(schemas.ACTION_ACCEPTED, accepted.to_json(), status)
+    return render_built(accepted.to_json(), status)  # built in ACTION_ACCEPTED's shape
 
 
 def _earlier_answer(meta: GameMeta, viewer: Viewer, body: Any) -> Accepted | None:

@@ -33,6 +33,7 @@ import redis
 __all__ = [
     "DURABLE_CONFIG",
     "EPHEMERAL_CONFIG",
+    "QUEUE_CONFIG",
     "RedisServer",
     "RedisServerError",
     "durable_config",
@@ -57,6 +58,17 @@ DURABLE_CONFIG: Mapping[str, str] = {
 
 #: Nothing is written to disk: for tests that only need a fast, empty server.
 EPHEMERAL_CONFIG: Mapping[str, str] = {"appendonly": "no", "save": ""}
+
+#: The job queues' Redis that ``floe run`` starts beside the event store: in memory only (no
+#: AOF, no snapshots), so the workers' bookkeeping costs no fsync. What it holds (the backlog
+#: of draws and bot moves, RQ's jobs and registries, liveness keys) is rebuilt from the event
+#: store by the workers' sweeper after a crash (docs/guarantees.md). It refuses writes at a
+#: ``maxmemory`` like the store (none is set by default).
+QUEUE_CONFIG: Mapping[str, str] = {
+    "appendonly": "no",
+    "save": "",
+    "maxmemory-policy": "noeviction",
+}
 
 
 def durable_config(maxmemory: str | None = None) -> dict[str, str]:

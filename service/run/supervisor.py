@@ -1,10 +1,16 @@
-"""``floe run``: start Redis (unless ``REDIS_URL`` is set), the job worker and the API.
+"""``floe run``: start Redis (unless ``REDIS_URL`` is set), the job workers and the API.
 
 A deliberately small supervisor for local use and demos: one command, one Ctrl-C. Every
 child runs in its own session so a terminal Ctrl-C reaches only this process, which then
-stops the children in order -- API and worker first (they may still write), Redis last.
+stops the children in order -- API and workers first (they may still write), Redis last.
 If any child dies the others are stopped and ``run`` returns non-zero, so a half-running
 system never looks healthy.
+
+With its own event store (``REDIS_URL`` unset) it also starts the job queues' Redis (unless
+``FLOE_QUEUE_URL`` names one): a second redis-server in ``<data_dir>/queue``, in memory only
+(``QUEUE_CONFIG``), so the workers' bookkeeping pays no fsync while every event is still
+fsynced to the store's AOF. It is watched like the others: if it dies, everything stops;
+what it held is rebuilt from the event store after a restart (docs/guarantees.md).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from types import FrameType
 from typing import TextIO
 
 from service.run.redis_server import (
+    QUEUE_CONFIG,
     RedisServer,
     RedisServerError,
     durable_config,
@@ -47,6 +54,7 @@ __all__ = [
     "run",
     "start_child",
     "start_embedded_redis",
+    "start_queue_redis",
     "stop_children",
     "supervise",
     "worker_command",
@@ -136,6 +144,7 @@ def api_command(settings: Settings, *, control_socket_flag: bool | None = None) 
     Gevent, so that an idle live stream or ``?wait=`` costs a greenlet and a socket, not
     one of a few request threads. ``--keep-alive`` is also gevent's deadline for a request's
     headers (gunicorn reads each request's headers under it); ``web.py`` adds the body's.
+    The access log is gunicorn's combined format, written by ``access_log.AccessLogger``.
 
     ``control_socket_flag``: pass ``--no-control-socket`` (None: if gunicorn knows it).
     """
@@ -151,6 +160,7 @@ def api_command(settings: Settings, *, control_socket_flag: bool | None = None) 
         "--keep-alive", str(max(1, math.ceil(settings.header_timeout_seconds))),
         "--graceful-timeout", str(max(1, int(settings.stop_timeout) - 1)),
         "--access-logfile", "-",
+        "--logger-class", "service.run.access_log.AccessLogger",
         *extra,
         "service.run.web:create_web_app()",
     ]  # fmt: skip
@@ -171,13 +181,29 @@ def start_embedded_redis(
     refuses writes (``noeviction``) and the API answers 503 ``store_full``.
     """
     data_dir = data_dir.resolve()
-    if not data_dir.exists() or set(os.listdir(data_dir)) <= {"redis"}:
+    if not data_dir.exists() or set(os.listdir(data_dir)) <= {"redis", "queue"}:
         make_private_dir(data_dir)
     redis_dir = (data_dir / "redis").resolve()
     server = RedisServer(
         redis_dir,
         unix_socket=redis_dir / "redis.sock",
         config=durable_config(maxmemory),
+        executable=executable,
+    )
+    return server.start()
+
+
+def start_queue_redis(data_dir: Path, *, executable: str | None = None) -> RedisServer:
+    """Start the job queues' Redis in ``<data_dir>/queue``, on a unix socket only, in memory.
+
+    Nothing of it reaches the disk (``QUEUE_CONFIG``): the directory holds only its socket
+    and log. Started after the store (``start_embedded_redis`` makes ``data_dir`` private).
+    """
+    queue_dir = (data_dir.resolve() / "queue").resolve()
+    server = RedisServer(
+        queue_dir,
+        unix_socket=queue_dir / "redis.sock",
+        config=QUEUE_CONFIG,
         executable=executable,
     )
     return server.start()
@@ -291,11 +317,14 @@ def run(
     request = ShutdownRequest()
     restore_signals = install_signal_handlers(request)
     redis: RedisServer | None = None
+    queue: RedisServer | None = None
     children: list[Child] = []
     try:
         if settings.redis_url is None:
             try:
                 redis = start_embedded_redis(settings.data_dir, maxmemory=settings.redis_maxmemory)
+                if settings.queue_url is None:
+                    queue = start_queue_redis(settings.data_dir)
             except (RedisServerError, ValueError) as exc:
                 say(f"error: could not start Redis: {exc}")
                 return 1
@@ -305,6 +334,11 @@ def run(
             redis_url = settings.redis_url
             say(f"redis   {redis_url}  (external, from REDIS_URL)")
         child_env = {**env, "REDIS_URL": redis_url}
+        if queue is not None:
+            child_env["FLOE_QUEUE_URL"] = queue.url
+            say(f"queue   {queue.url}  (pid {queue.pid}, in memory: rebuilt after a crash)")
+        elif settings.queue_url is not None:
+            say(f"queue   {settings.queue_url}  (external, from FLOE_QUEUE_URL)")
 
         for number in range(settings.job_workers):
             # With two or more, the first works only draws: dice never wait behind bots.
@@ -322,6 +356,8 @@ def run(
         watched = list(children)
         if redis is not None and redis.process is not None:
             watched.append(Child("redis", redis_url, redis.process))
+        if queue is not None and queue.process is not None:
+            watched.append(Child("queue redis", queue.url, queue.process))
         died = supervise(watched, request)
         if died is not None:
             say(f"error: {_describe_exit(died)}; stopping the others")
@@ -331,6 +367,8 @@ def run(
         return 0
     finally:
         stop_children(children, settings.stop_timeout, request)
+        if queue is not None:
+            queue.stop(timeout=settings.stop_timeout)
         if redis is not None:
             redis.stop(timeout=settings.stop_timeout)
         restore_signals()

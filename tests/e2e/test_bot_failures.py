@@ -19,7 +19,8 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 
-from service.jobs import QUEUE_NAMES, job_id
+from service.backlog import Backlog, pending_key
+from service.jobs import BATCHES, QUEUE_NAMES, job_id
 from service.store import events_key
 from service.worker import LOCK_KEY
 from tests.conftest import StartWorker
@@ -115,13 +116,13 @@ def test_a_bot_out_of_time_fails_loudly_stays_failed_and_resumes_on_restart(
         assert f"game {game_id} seat 0 version 1 strength mcts reason timeout" in logged
 
         # The sweeper sweeps on, and never runs the failed move again: were it re-enqueued,
-        # its job would be queued or running, or it would have failed again (counted).
+        # its item would be pending or claimed, or it would have failed again (counted).
         lock_events.get_message(timeout=0)
         await_sweeps(lock_events, 5)
         assert hasty.poll() is None, "the worker is still running"
         assert bot_failures(client) == 1
-        assert not redis_client.exists(f"rq:job:{job_id('bot', game_id, 1)}")
-        assert redis_client.llen(f"rq:queue:{QUEUE_NAMES['bot']}") == 0
+        assert job_id("bot", game_id, 1) not in Backlog(redis_client).items(list(BATCHES))
+        assert redis_client.zcard(pending_key(QUEUE_NAMES["bot"])) == 0
         assert client.get(f"/v1/games/{game_id}").get_json()["version"] == 1
         assert "re-enqueued" not in hasty_log.read_text()
     finally:

@@ -13,7 +13,9 @@ import redis
 from flask.testing import FlaskClient
 
 from replay.verify import verify_lines
+from service.backlog import pending_key
 from service.bootstrap import build
+from service.jobs import QUEUE_NAMES, job_id
 from service.settings import Settings
 from service.store import events_key
 from tests.conftest import StartWorker
@@ -96,7 +98,11 @@ def test_a_lost_bot_job_is_found_and_runs_once(
     players = [{"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}]
     created = client.post("/v1/games", json={"game": "arktia", "players": players}).get_json()
     game_id = created["id"]
-    redis_client.delete("rq:queue:floe:bots")  # the job is lost before any worker saw it
+    # The job is lost before any worker saw it: the bots' backlog and RQ queue are emptied.
+    assert redis_client.zrange(pending_key(QUEUE_NAMES["bot"]), 0, -1) == [
+        job_id("bot", game_id, 1).encode()
+    ]
+    redis_client.delete(pending_key(QUEUE_NAMES["bot"]), "rq:queue:floe:bots")
     start_worker()  # its sweeper finds the bot that never moved
     assert redis_client.xread({events_key(game_id): "0-1"}, block=30_000), "the bot moved"
     service = build(Settings(), redis_client=redis_client).automation

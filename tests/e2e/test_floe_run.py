@@ -15,6 +15,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import redis
+
 from service.run.redis_server import free_tcp_port
 
 STARTUP_SECONDS = 60
@@ -114,10 +116,21 @@ def test_floe_run_serves_a_game_played_to_the_end_and_keeps_it(tmp_path: Path) -
         for options in ({}, {"intro": True}):
             _, rescue = play_to_the_end(http, "ice-breakers", options)
             assert rescue["outcome"]["in_play"] == (6 if options else 12)
+        # The job queues live in floe run's second Redis, in memory; the store has none.
+        store = redis.Redis(unix_socket_path=str(tmp_path / "redis" / "redis.sock"))
+        queues = redis.Redis(unix_socket_path=str(tmp_path / "queue" / "redis.sock"))
+        assert queues.scard("rq:workers") == 2, "both workers registered there"
+        assert queues.config_get("appendonly") == {"appendonly": "no"}
+        assert store.config_get("appendfsync") == {"appendfsync": "always"}
+        assert not [key for key in store.scan_iter("rq:*")], "no RQ key in the event store"
+        assert not [key for key in store.scan_iter("floe:draws:*")], "nor any backlog"
+        store.close()
+        queues.close()
     finally:
         output = stop(process, tmp_path)
     assert process.returncode == 0, output.decode(errors="replace")
     assert b"redis" in output and b"worker" in output and b"api" in output
+    assert b"queue" in output
 
     again = start(tmp_path, port)
     try:

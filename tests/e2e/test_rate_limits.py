@@ -19,6 +19,8 @@ from flask.testing import FlaskClient
 from freezegun import freeze_time
 
 from service.api.app import create_app
+from service.errors import RateLimited
+from service.ratelimit import MAX_LEASE, Limits, RateLimiter, lease_size
 from service.run.redis_server import free_tcp_port
 from service.settings import Settings
 from tests.clocks import ManualClock
@@ -260,3 +262,61 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
     assert setup.get(f"/v1/tables/{table['id']}").get_json()["status"] == "open"
     assert setup.get(cup).get_json()["rounds"][0]["games"][0]["status"] == "active"
     assert setup.application.extensions["floe"].tournaments.store.count() == 1, "none created"
+
+
+# ----- leases: large limits are counted a lease at a time ---------------------------------
+
+
+def leased_limiter(redis_client: redis.Redis, clock: ManualClock, per_address: int) -> RateLimiter:
+    return RateLimiter(redis_client, Limits(0, per_address, 60), clock)
+
+
+def admitted(limiter: RateLimiter) -> bool:
+    try:
+        limiter.check("10.0.0.1", None)
+    except RateLimited:
+        return False
+    return True
+
+
+def test_a_large_limit_is_leased_one_round_trip_per_lease(redis_client: redis.Redis) -> None:
+    limit = 1024
+    assert lease_size(limit) == 4 and lease_size(100) == 1 and lease_size(10**9) == MAX_LEASE
+    limiter = leased_limiter(redis_client, ManualClock(), limit)
+    assert admitted(limiter)
+    [key] = redis_client.keys("floe:ratelimit:*")
+    assert int(redis_client.get(key) or 0) == 4  # one INCRBY took a lease of 4
+    for _ in range(3):  # ... which admits three more without asking Redis
+        assert admitted(limiter)
+    assert int(redis_client.get(key) or 0) == 4
+    assert admitted(limiter)  # the fifth request takes the next lease
+    assert int(redis_client.get(key) or 0) == 8
+
+
+def test_one_process_gets_exactly_its_limit(redis_client: redis.Redis) -> None:
+    limiter = leased_limiter(redis_client, ManualClock(), 1026)  # leases of 4; 1026 = 4k + 2
+    results = [admitted(limiter) for _ in range(1030)]
+    assert results.count(True) == 1026 and not any(results[1026:])
+
+
+def test_processes_sharing_a_counter_never_admit_more_than_the_limit(
+    redis_client: redis.Redis,
+) -> None:
+    """Leases only ever refuse early: what each process leased but did not use is lost."""
+    clock = ManualClock()
+    limiters = [leased_limiter(redis_client, clock, 1024) for _ in range(3)]
+    admitted_count = sum(admitted(limiters[i % 3]) for i in range(1200))
+    assert 1024 - 3 * (4 - 1) <= admitted_count <= 1024
+    clock.advance(60)  # a new window: fresh leases for everyone
+    assert all(admitted(limiter) for limiter in limiters)
+
+
+def test_leases_are_atomic_under_concurrency(make_app: MakeApp) -> None:
+    app = make_app(rate_limit_per_token=0, rate_limit_per_address=1024)
+
+    def hit(_: int) -> int:
+        return app.test_client().get("/v1/health").status_code
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = list(pool.map(hit, range(1100)))
+    assert statuses.count(200) == 1024 and statuses.count(429) == 76

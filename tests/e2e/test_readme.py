@@ -34,16 +34,17 @@ TOUR_SECONDS = 120
 BEGIN, DONE = "@@readme-block-begin", "@@readme-block-done"
 
 #: What each step's output must contain (regular expressions), by the step's number: the
-#: number its block's first comment gives it ("# 5. Mistakes get ...").
+#: number its block's first comment gives it ("# 5. Mistakes get ..."). Answers are compact
+#: JSON; a space after a colon is allowed, so the promises hold for either spacing.
 PROMISES: dict[int, list[str]] = {
-    0: [r'"status": "ok"', r'"redis": "ok"'],
-    1: [r'"id": "[0-9a-f]+"', r'"seed_commitment"', r'"token"'],
-    2: [r'"status": "active"', r'"to_act": \[0\]', r'"outcome": null'],
-    3: [r'"version": 1', r'"actions": \[\{"type": "place"'],
-    4: [r'"version": 2', r'"command_id": "ann-1"'],
+    0: [r'"status": ?"ok"', r'"redis": ?"ok"'],
+    1: [r'"id": ?"[0-9a-f]+"', r'"seed_commitment"', r'"token"'],
+    2: [r'"status": ?"active"', r'"to_act": ?\[0\]', r'"outcome": ?null'],
+    3: [r'"version": ?1', r'"actions": ?\[\{"type": ?"place"'],
+    4: [r'"version": ?2', r'"command_id": ?"ann-1"'],
     5: [r'"code": ?"not_your_turn"', r"^HTTP 403$"],
-    6: [r'"events": \[\{', r'"command_id": "ann-1"'],
-    7: [r'"version": 2', r'"status": "active"'],
+    6: [r'"events": ?\[\{', r'"command_id": ?"ann-1"'],
+    7: [r'"version": ?2', r'"status": ?"active"'],
     8: [r"^event: place$", r"^event: game_over$", r"^event: seed_revealed$", r"^over \{'winners'"],
     9: [r"\bok \(\d+ events\)$"],  # and verify exits 0 only for ok: set -e checks it
 }

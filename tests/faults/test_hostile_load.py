@@ -196,7 +196,7 @@ def test_headers_that_never_end_are_cut_at_the_header_deadline(served: FloeRun) 
 def test_a_flood_of_bot_games_delays_no_deal_and_queues_no_job_twice(served: FloeRun) -> None:
     """150 anonymous all-mcts games from ten addresses, then people's Iceberg games."""
     port = served.port
-    store = served.redis()
+    queues = served.queue_redis()
     mcts = [{"name": "m1", "bot": "mcts"}, {"name": "m2", "bot": "mcts"}]
     flood: list[Any] = []
     for source in FLOOD_ADDRESSES:
@@ -212,7 +212,7 @@ def test_a_flood_of_bot_games_delays_no_deal_and_queues_no_job_twice(served: Flo
         # People's deals arrive within their ?wait= (201, dealt) while the bots think.
         status, body, _ = new_game(port, "iceberg", wait=10)
         assert status == 201 and body["status"] == "active", body
-        queued = Counter(queued_job_ids(store))
+        queued = Counter(queued_job_ids(queues))
         seen_twice |= Counter({job: n for job, n in queued.items() if n > 1})
     assert not seen_twice, f"job ids queued twice: {seen_twice}"
 

@@ -17,8 +17,9 @@ from flask.testing import FlaskClient
 from rq import Worker
 
 from service.api.app import create_app
+from service.backlog import Backlog
 from service.bootstrap import Floe, build
-from service.jobs import QUEUE_NAMES, WORKER_QUEUES, job_id
+from service.jobs import BATCHES, QUEUE_NAMES, WORKER_QUEUES, job_id
 from service.settings import Settings
 from service.worker import Sweeper
 from tests.conftest import StartWorker
@@ -52,10 +53,21 @@ def _people_iceberg(client: FlaskClient) -> str:
 
 
 def _queued(redis_client: redis.Redis) -> list[str]:
-    """Every job id on the RQ queues (draws, bots and the legacy one), with repeats."""
+    """Every job id queued: pending in a queue's backlog (draws, bots), or a per-item RQ job
+    of earlier versions on an RQ queue (never made now); with repeats."""
+    backlog = Backlog(redis_client)
+    pending = [item for name in BATCHES for item in backlog.pending(name)]
+    legacy = [f"rq:queue:{name}" for name in WORKER_QUEUES]
+    raw: list[list[bytes]] = [redis_client.lrange(key, 0, -1) for key in legacy]  # type: ignore[misc]
+    jobs = [entry.decode() for entries in raw for entry in entries]
+    return pending + [job for job in jobs if not job.startswith("drain-")]
+
+
+def _drain_jobs(redis_client: redis.Redis) -> list[str]:
+    """The drain jobs on the RQ queues."""
     keys = [f"rq:queue:{name}" for name in WORKER_QUEUES]
     raw: list[list[bytes]] = [redis_client.lrange(key, 0, -1) for key in keys]  # type: ignore[misc]
-    return [entry.decode() for entries in raw for entry in entries]
+    return [entry.decode() for entries in raw for entry in entries if entry.startswith(b"drain-")]
 
 
 def _status(client: FlaskClient, game_id: str) -> str:
@@ -103,6 +115,10 @@ def test_sweeping_and_enqueueing_again_never_queue_a_job_id_twice(
         counts = Counter(_queued(redis_client))
         assert sorted(counts) == sorted(job_id(*job) for job in waiting)
         assert set(counts.values()) == {1}, counts
+        assert Backlog(redis_client).claims() == {}, "nothing claimed: no worker runs"
+        # With no worker at all, each queue has one drain job waiting for one, not a pile.
+        drains = _drain_jobs(redis_client)
+        assert sorted(d.rsplit("-", 1)[0] for d in drains) == ["drain-bots", "drain-draws"]
 
 
 def test_a_job_lost_with_a_killed_worker_is_enqueued_once_and_the_game_ends(

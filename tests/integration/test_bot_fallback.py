@@ -1,7 +1,7 @@
 """A bot that fails never has another move played for it: it fails loudly instead.
 
 Its policy raising (a bug), answering an action the rules refuse, running out of its time
-budget or being stopped by RQ's job timeout: each time nothing is appended, no random move is
+budget or being stopped by its job's deadline (RQ's ``JobTimeoutException``): each time nothing is appended, no random move is
 played, the failure is logged at ERROR, counted, and shown in the game's view, the sweeper
 leaves the game alone, and a retry (what every worker does when it starts) resumes it.
 """
@@ -9,6 +9,8 @@ leaves the game alone, and a retry (what every worker does when it starts) resum
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,10 +29,21 @@ from domain.engine.rules import Action
 from domain.engine.types import GameState
 from service.access import Viewer
 from service.automation import Automation
+from service.backlog import Lane
 from service.bootstrap import Floe, build
 from service.commands import CreateGame, NewPlayer
+from service.drain import IDLE_SECONDS, LIFE_SECONDS, Drainer, DrainSettings
 from service.follow_ups import JobKind
-from service.jobs import RqJobQueue, job_id
+from service.jobs import (
+    BATCHES,
+    QUEUE_NAMES,
+    RqJobQueue,
+    alive_key,
+    drain_timeout,
+    item_timeout,
+    job_id,
+    run_item,
+)
 from service.settings import Settings
 from service.store import RedisEventStore
 
@@ -208,7 +221,7 @@ def test_a_game_without_bots_never_asks_for_a_failure(redis_client: redis.Redis)
     assert floe.automation.retry_failed() == []
 
 
-def test_the_bound_is_a_setting_and_rqs_timeout_stays_well_above_it(
+def test_the_bound_is_a_setting_and_the_deadlines_stay_well_above_it(
     redis_client: redis.Redis,
 ) -> None:
     assert Settings.from_env({}).bot_move_seconds == 60.0
@@ -217,11 +230,73 @@ def test_the_bound_is_a_setting_and_rqs_timeout_stays_well_above_it(
         with pytest.raises(ValueError, match="FLOE_BOT_MOVE_SECONDS"):
             Settings.from_env({"FLOE_BOT_MOVE_SECONDS": bad})
     for game, (seconds, timeout) in enumerate(((60.0, 120), (0.001, 61), (600.5, 661))):
-        RqJobQueue(redis_client, bot_move_seconds=seconds).enqueue("bot", f"g{game}", 3)
-        job = Job.fetch(
-            job_id("bot", f"g{game}", 3), connection=redis_client, serializer=JSONSerializer
-        )
-        assert job.timeout == timeout
-    RqJobQueue(redis_client, bot_move_seconds=0.001).enqueue("draw", "g", 1)
-    draw = Job.fetch(job_id("draw", "g", 1), connection=redis_client, serializer=JSONSerializer)
-    assert draw.timeout == 180, "draws keep RQ's default"
+        redis_client.flushdb()
+        queue = RqJobQueue(redis_client, bot_move_seconds=seconds)
+        assert queue.timeout_of(job_id("bot", f"g{game}", 3)) == timeout
+        assert item_timeout("bot", seconds) == timeout
+        # The drain job's own RQ timeout covers its life, an idle wait and its longest item.
+        assert queue.enqueue("bot", f"g{game}", 3) is True
+        [drain] = queue.backlog.drains(QUEUE_NAMES["bot"])
+        job = Job.fetch(drain, connection=redis_client, serializer=JSONSerializer)
+        assert job.timeout == drain_timeout(seconds) > LIFE_SECONDS + IDLE_SECONDS + timeout
+    queue = RqJobQueue(redis_client, bot_move_seconds=0.001)
+    assert queue.timeout_of(job_id("draw", "g", 1)) == 180, "draws keep RQ's default"
+    assert queue.timeout_of(job_id("tournament", "g", 1)) == 180
+
+
+class NeverChecks:
+    """A policy that never looks at its budget: only the item's deadline can stop it."""
+
+    name = "never-checks"
+
+    def choose(
+        self,
+        game: Game[Any],
+        state: GameState[Any],
+        seat: int,
+        stream: DrawStream,
+        budget: Budget = UNBOUNDED,
+    ) -> Action:
+        spins = 0
+        while True:  # pure Python, as a search that forgot its budget would be
+            spins += 1
+
+
+def test_a_bot_that_never_checks_its_budget_is_stopped_by_its_items_deadline(
+    redis_client: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The deadline of an item on a drain's thread (``service.deadlines``), made short."""
+    jobs = RqJobQueue(redis_client)
+    floe = build(
+        Settings(),
+        redis_client=redis_client,
+        jobs=jobs,
+        policies={**POLICIES, "greedy": NeverChecks()},
+    )
+    game_id = bot_game(floe, "greedy")
+    item = job_id("bot", game_id, 1)
+    drainer = Drainer(
+        jobs.backlog,
+        lambda it, thought: run_item(floe.automation, it, thought),
+        lambda it: 1.0,  # the item's deadline: one second
+        jobs.enqueue_drain,
+        "the-worker",
+        [Lane(QUEUE_NAMES["bot"], 1)],
+        threading.Event(),
+        thinking_queues=frozenset({QUEUE_NAMES["bot"]}),
+        settings=DrainSettings(idle_seconds=0.0),
+    )
+    redis_client.set(alive_key("the-worker"), 1)
+    [drain] = jobs.backlog.drains(QUEUE_NAMES["bot"])
+    started = time.monotonic()
+    assert drainer.drain(QUEUE_NAMES["bot"], drain) == 1, "the item ran, and ended"
+    assert 1.0 <= time.monotonic() - started < 30
+    meta = floe.repository.meta(game_id)
+    failure = floe.queries.view(meta, Viewer())["bot_failure"]
+    assert (failure["reason"], failure["message"]) == (
+        "timeout",
+        "greedy was stopped by the job timeout",
+    )
+    assert RedisEventStore(redis_client).read(game_id, after=1) == [], "nothing appended"
+    assert item not in jobs.backlog.items(list(BATCHES)), "done: neither pending nor claimed"
+    assert jobs.backlog.drains(QUEUE_NAMES["bot"]) == {}, "the drain left"

@@ -21,7 +21,7 @@ from service.run.redis_server import (
     find_redis_server,
 )
 from service.run.supervisor import find_redis_server as supervisor_find_redis_server
-from service.run.supervisor import start_embedded_redis
+from service.run.supervisor import start_embedded_redis, start_queue_redis
 
 
 def _tcp_port_in_use(port: int) -> bool:
@@ -189,21 +189,37 @@ def test_embedded_redis_keeps_its_data_private_whatever_the_umask(tmp_path: Path
 
 
 def test_existing_data_dirs_are_made_private_on_start(tmp_path: Path) -> None:
-    """A data directory left world-readable by an older floe is tightened when Redis starts."""
+    """A data directory left world-readable by an older floe is tightened when Redis starts,
+    the job queues' Redis (``queue``, in memory: only its socket and log) included."""
     data_dir = tmp_path / ".floe-data"
     with _umask(0o022):
         (data_dir / "redis" / "appendonlydir").mkdir(parents=True)
+        (data_dir / "queue").mkdir()
         old_file = data_dir / "redis" / "redis.log"
         old_file.write_text("old log\n")
-        for path in (data_dir, data_dir / "redis", data_dir / "redis" / "appendonlydir"):
+        for path in (
+            data_dir,
+            data_dir / "redis",
+            data_dir / "redis" / "appendonlydir",
+            data_dir / "queue",
+        ):
             path.chmod(0o755)
         old_file.chmod(0o644)
         server = start_embedded_redis(data_dir)
+        queue = start_queue_redis(data_dir)
         try:
             with server.client() as client:
                 client.set("k", b"v")
+            with queue.client() as client:
+                client.set("k", b"v")
+                assert client.config_get("appendonly") == {"appendonly": "no"}
+                assert client.config_get("save") == {"save": ""}
             _assert_private(data_dir)
+            assert not list((data_dir / "queue").glob("*.aof")) and not list(
+                (data_dir / "queue").glob("*.rdb")
+            ), "the queue Redis writes no data to disk"
         finally:
+            queue.stop()
             server.stop()
 
 

@@ -134,9 +134,11 @@ class ArktiaBoard(NamedTuple):
             - self.stacks.keys()
         )
 
-    def _can_place(self, seat: int) -> bool:
-        """Whether ``placement_tiles`` would be non-empty, stopping at the first tile found."""
-        if self.phase != "play":
+    def _can_place(self, seat: int, phase: Phase) -> bool:
+        """Whether ``placement_tiles`` would be non-empty, stopping at the first tile found.
+
+        ``phase`` is ``self.phase``, which the caller has already worked out."""
+        if phase != "play":
             return bool(self.placement_tiles(seat))
         stacks, tiles = self.stacks, self.tiles
         for tile, stack in stacks.items():
@@ -187,14 +189,21 @@ class ArktiaBoard(NamedTuple):
         once, and a landing joins them when it touches every one.
         """
         own = frozenset(tile for tile, stack in self.stacks.items() if seat in stack)
+        # Between actions every colour is one group, so the groups of ``rest`` follow from
+        # the neighbours of ``source`` alone; the full search stays for any other board.
+        whole = is_connected(own)
         empty = Stack()
         for source, stack in sorted(self.stacks.items()):
             if stack.controller != seat:
                 continue
             for unit_name, unit in stack.units().items():
                 moving, staying = stack.take(unit)
-                rest = own if seat in staying else own - {source}
-                groups = _groups(rest)
+                if seat in staying:
+                    rest = own
+                    groups = None if whole else _groups(rest)
+                else:
+                    rest = own - {source}
+                    groups = _groups_without(rest, own, source) if whole else _groups(rest)
                 for dq, dr in DIRECTIONS:
                     target = (source[0] + dq, source[1] + dr)
                     while target in self.tiles:
@@ -206,12 +215,12 @@ class ArktiaBoard(NamedTuple):
 
     def can_act(self, seat: int) -> bool:
         """Rule (a): may ``seat`` place or move at the start of its turn?"""
-        reserve = (
-            self.players[seat].neutrals if self.phase == "neutral" else self.players[seat].reserve
-        )
-        if any(reserve) and self._can_place(seat):
+        phase = self.phase
+        player = self.players[seat]
+        reserve = player.neutrals if phase == "neutral" else player.reserve
+        if any(reserve) and self._can_place(seat, phase):
             return True
-        return self.phase == "play" and next(self.moves(seat), None) is not None
+        return phase == "play" and next(self.moves(seat), None) is not None
 
     # ----- melting ------------------------------------------------------------------------
 
@@ -241,6 +250,19 @@ class ArktiaBoard(NamedTuple):
             cuts = articulation_points(tiles)
             border = [tile for tile in border if tile not in cuts]
         return sorted(border)
+
+
+def _groups_without(
+    rest: frozenset[Hex], own: frozenset[Hex], source: Hex
+) -> tuple[frozenset[Hex], ...] | None:
+    """``_groups(rest)`` where ``rest`` is ``own``, one group, without ``source``: whole
+    when ``own`` meets ``source`` in at most one unbroken arc of its six neighbours
+    (neighbours next to each other in the ring touch), as ``may_split`` reasons."""
+    ring = 0
+    for bit, nb in enumerate(neighbours(source)):
+        if nb in own:
+            ring |= 1 << bit
+    return None if _ARCS[ring] <= 1 else _groups(rest)
 
 
 def _groups(rest: frozenset[Hex]) -> tuple[frozenset[Hex], ...] | None:

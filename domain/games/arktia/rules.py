@@ -384,11 +384,13 @@ def _start_turn(board: ArktiaBoard, step: int) -> ArktiaBoard:
 
 def _next_in_play(board: ArktiaBoard, last: int) -> ArktiaBoard:
     """The next seat after ``last`` still playing and able to; none left ends the game."""
-    for offset in range(1, board.seats + 1):
-        seat = (last + offset) % board.seats
-        if board.players[seat].ended is not None:
+    seats = len(board.players)
+    for offset in range(1, seats + 1):
+        seat = (last + offset) % seats
+        player = board.players[seat]
+        if player.ended is not None:
             continue
         if board.can_act(seat):
-            return board.but(current=seat, melt_due=sum(board.players[seat].reserve) == 0)
+            return board.but(current=seat, melt_due=not any(player.reserve))
         board = _end_player(board, seat, "no_action")
     return board.but(current=None, finished=True)

@@ -130,10 +130,10 @@ class Stack(NamedTuple):
         return self.empty or (unit.sizes, self.sizes) in _LANDINGS
 
     def merge(self, unit: Stack) -> Stack:
-        return Stack(
-            g=unit.g if unit.g is not None else self.g,
-            d=unit.d if unit.d is not None else self.d,
-            t=unit.t if unit.t is not None else self.t,
+        return Stack(  # positional: every move of a fold merges
+            unit.g if unit.g is not None else self.g,
+            unit.d if unit.d is not None else self.d,
+            unit.t if unit.t is not None else self.t,
         )
 
     def without(self, colour: Colour) -> Stack:
