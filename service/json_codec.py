@@ -14,13 +14,15 @@ exactly as before: a body gets the same value, and the same 400, whichever parse
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
 
-#: Where orjson and ``json`` may read a number differently: 2**64 has 20 digits.
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+#: Where orjson and ``json`` may read a number differently: 2**64 has 20 digits. A body is
+#: searched for a run of 19 digits with every digit made ``0`` first: a C-speed translate
+#: and substring search, where a regular expression took several times as long.
+_DIGITS_AS_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_DIGITS = b"0" * 19
 
 
 def decode(raw: bytes) -> Any:
@@ -28,7 +30,7 @@ def decode(raw: bytes) -> Any:
 
     ``NaN`` and ``Infinity`` are not JSON here, whichever parser reads them.
     """
-    if _LONG_DIGITS.search(raw) is None:
+    if _LONG_DIGITS not in raw.translate(_DIGITS_AS_ZEROS):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
