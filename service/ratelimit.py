@@ -27,7 +27,7 @@ import logging
 import math
 import threading
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import redis
 
@@ -129,10 +129,9 @@ class RateLimiter:
             checks.append((key, limits.per_address, "address"))
         if not checks:
             return
-        admitted = self._admitted(checks, suffix)
-        if admitted is True:
+        asks = self._asks(checks, suffix)
+        if not asks:  # every counter admitted it from a lease this process holds
             return
-        asks = admitted
         try:
             totals = self._count([key for key, _, _, _ in asks], [by for _, _, _, by in asks])
         except redis.ResponseError as error:
@@ -153,12 +152,12 @@ class RateLimiter:
                 retry,
             )
 
-    def _admitted(
+    def _asks(
         self, checks: list[tuple[str, int, str]], window: str
-    ) -> Literal[True] | list[tuple[str, int, str, int]]:
-        """True when leases this process holds admit the request for every counter; else
-        what to ask the shared counters: (key, limit, what, increment) for the counters
-        without a lease left (a new lease for those, and 1 for those counted exactly).
+    ) -> list[tuple[str, int, str, int]]:
+        """What to ask the shared counters, as (key, limit, what, increment): a new lease for
+        each counter whose lease this process has used up, 1 for those counted exactly.
+        Empty when leases this process holds admit the request for every counter.
 
         A counter whose lease still has room is charged here, even if another counter then
         refuses the request: the request was made, and an unused lease only refuses early.
@@ -175,7 +174,7 @@ class RateLimiter:
                     self._leases[key] = left - 1
                 else:
                     asks.append((key, limit, what, size))
-        return asks or True
+        return asks
 
     def _settle(
         self, asks: list[tuple[str, int, str, int]], totals: list[Any], window: str

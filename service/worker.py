@@ -34,6 +34,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import redis
 from redis.exceptions import RedisClusterException
@@ -165,18 +166,15 @@ def run_worker(floe: Floe, *, burst: bool = False, draws_only: bool = False) -> 
 
     worker.on_stop = asked_to_stop
     listening = [lane.queue for lane in lanes]
-    _keep_alive(client, queue.backlog, worker.name, listening, alive_ttl(floe), stop)
+    liveness = Liveness(client, queue.backlog, worker.name, listening, alive_ttl(floe), stop)
+    liveness.renew()
     try:
         floe.automation.retry_failed()
     except redis.RedisError as error:  # Redis away: the next start retries them
         log.warning("could not retry the failed bot moves: %s", error)
     for name in listening:  # items that waited for a worker: one more drain may take them
         queue.ensure_drain(name)
-    threading.Thread(
-        target=_keep_alive_forever,
-        args=(client, queue.backlog, worker.name, listening, alive_ttl(floe), stop),
-        daemon=True,
-    ).start()
+    threading.Thread(target=liveness.keep_renewed, daemon=True).start()
     if not burst and every > 0:
         sweeper = Sweeper(floe.automation, queue, client, every)
         threading.Thread(target=_sweep_forever, args=(sweeper, every, stop), daemon=True).start()
@@ -201,32 +199,29 @@ def _wake(backlog: Backlog, name: str) -> None:
         backlog.wake(name)
 
 
-def _keep_alive(
-    client: redis.Redis,
-    backlog: Backlog,
-    name: str,
-    queues: list[str],
-    ttl: float,
-    stop: threading.Event,
-) -> None:
-    if not stop.is_set():
-        client.set(jobs.alive_key(name), 1, px=int(ttl * 1000))
-        backlog.listen(name, queues)
+@dataclass(frozen=True)
+class Liveness:
+    """This worker's liveness key and the queues it listens to, renewed every third of
+    ``ttl`` until ``stop``: a SIGKILLed worker's claims lapse within ``ttl``."""
 
+    client: redis.Redis
+    backlog: Backlog
+    name: str
+    queues: list[str]
+    ttl: float
+    stop: threading.Event
 
-def _keep_alive_forever(
-    client: redis.Redis,
-    backlog: Backlog,
-    name: str,
-    queues: list[str],
-    ttl: float,
-    stop: threading.Event,
-) -> None:
-    while not stop.wait(ttl / 3):
-        try:
-            _keep_alive(client, backlog, name, queues, ttl, stop)
-        except redis.RedisError as error:  # Redis away: try again next beat
-            log.warning("liveness renewal failed: %s", error)
+    def renew(self) -> None:
+        if not self.stop.is_set():
+            self.client.set(jobs.alive_key(self.name), 1, px=int(self.ttl * 1000))
+            self.backlog.listen(self.name, self.queues)
+
+    def keep_renewed(self) -> None:
+        while not self.stop.wait(self.ttl / 3):
+            try:
+                self.renew()
+            except redis.RedisError as error:  # Redis away: try again next beat
+                log.warning("liveness renewal failed: %s", error)
 
 
 def _sweep_forever(sweeper: Sweeper, every: float, stop: threading.Event) -> None:

@@ -102,9 +102,7 @@ def int_arg(name: str, default: int | None, *, low: int = 0, high: int = MAX_VER
 
 
 def render(schema: Schema, body: dict[str, Any], status: int = 200) -> Response:
-    return current_app.response_class(
-        json_codec.encode(schema.dump(body)), status, mimetype="application/json"
-    )
+    return render_built(schema.dump(body), status)
 
 
 def render_built(body: dict[str, Any], status: int = 200) -> Response:
