@@ -87,7 +87,7 @@ from domain.engine.types import GAME_CREATED, SYSTEM, Event, GameCreated, SeatIn
 from domain.games import GAMES
 from service.run.redis_cluster import LocalCluster, cluster_info, role, start_cluster
 from service.run.redis_server import DURABLE_CONFIG, RedisServer
-from service.store import GAMES_INDEX, events_key
+from service.store.events import GAMES_INDEX, events_key
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GAME = "arktia"

@@ -41,7 +41,7 @@ from typing import Any
 from bench.report import Report, Result, percentile
 from bench.stack import BenchError, Client, Stack, machine_busy
 from service.run.supervisor import start_queue_redis
-from service.store import RedisEventStore, meta_key
+from service.store.events import RedisEventStore, meta_key
 
 WAIT = 10
 #: The issue's targets: per worker, and the one-client median (lower is better).

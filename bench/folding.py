@@ -11,7 +11,7 @@ interleaved round by round (the order rotating) so that all see the same machine
   event is sealed (``domain/engine/log.py``: version, time, command id, hash chain) and kept
   as the stream entry holds it: field ``e`` = the canonical JSON bytes of the stored event, in
   the shape of an ``XRANGE`` reply. Timed: the store's own decode of that reply
-  (``service/store.py``: ``json.loads`` and ``StoredEvent.from_json`` per entry), then the
+  (``service/store/events.py``: ``json.loads`` and ``StoredEvent.from_json`` per entry), then the
   fold of each stored event's ``event``, as ``GameRepository.head`` folds a game it does not
   hold. No Redis round trip (nor its reply parsing) is in it;
 - **the peer**: ``eventsourcing`` (9.5.6) rebuilding an aggregate with as many events
@@ -52,7 +52,9 @@ from domain.engine.canonical import canonical_json
 from domain.engine.log import GENESIS_HASH, seal
 from domain.engine.rules import Rules
 from domain.engine.types import Event, GameState
-from service.store import _decode as decode_entries  # the service's decode of an XRANGE reply
+from service.store.events import (
+    _decode as decode_entries,  # the service's decode of an XRANGE reply
+)
 
 GROUP = "(c) fold"
 GAME_ID = "bench-fold"

@@ -24,8 +24,8 @@ from typing import Any
 
 import redis
 
-from service.backlog import Backlog
-from service.jobs import BATCHES
+from service.jobs.backlog import Backlog
+from service.jobs.queue import BATCHES
 from service.run.redis_server import free_tcp_port
 
 #: A client that gets no answer in this long counts the server as down.

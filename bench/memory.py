@@ -7,7 +7,7 @@ redis-server the way the tests do (``RedisServer`` with ``EPHEMERAL_CONFIG``, a 
 (a) **Redis bytes per finished game**: seeded random games of each kind (Arktia on its
     published board and on a 200-tile board, Iceberg, Ice Breakers) are played to the end
     through the service's own command path, draws made as the worker makes them, then
-    ``MEMORY USAGE <key> SAMPLES 0`` is summed over the game's keys (``service/store.py``:
+    ``MEMORY USAGE <key> SAMPLES 0`` is summed over the game's keys (``service/store/events.py``:
     ``events_key``, ``meta_key``, ``seed_key``, ``commands_key``); the game's entry in the
     ``floe:games`` index and the growth of ``used_memory`` are reported beside it. Job keys
     (RQ's, transient) are not counted: the jobs go to a queue that only counts them.
@@ -57,16 +57,16 @@ from bench.arktia_board import hexagonish
 from bench.report import Report, Result
 from domain.engine import play
 from domain.games.arktia.setup import MAX_BOARD_TILES
-from service.access import Viewer
 from service.bootstrap import Floe, build
-from service.commands import CreateGame, NewPlayer, PlayAction
-from service.follow_ups import JobKind
-from service.repository import AWAITING_RANDOM, CATALOG_SHARE
+from service.caching.sizes import ENTRY_OVERHEAD, deep_size
+from service.games.access import Viewer
+from service.games.commands import CreateGame, NewPlayer, PlayAction
+from service.games.follow_ups import JobKind
+from service.games.repository import AWAITING_RANDOM, CATALOG_SHARE
+from service.games.state_cache import SNAPSHOT_EVERY
 from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
 from service.settings import Settings
-from service.sizes import ENTRY_OVERHEAD, deep_size
-from service.state_cache import SNAPSHOT_EVERY
-from service.store import GAMES_INDEX, commands_key, events_key, meta_key, seed_key
+from service.store.events import GAMES_INDEX, commands_key, events_key, meta_key, seed_key
 
 MIB = 1024 * 1024
 #: What (a) plays: label, game, options, seats.

@@ -49,7 +49,7 @@ from typing import Any
 from bench.hostile import FloeRun, call, floe_run
 from bench.report import Report, Result, git_state, load_average, machine
 from bench.stack import machine_busy
-from service.backlog import Backlog, pending_key
+from service.jobs.backlog import Backlog, pending_key
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ORGANIZER = "organizer-token-for-bench-tournament"

@@ -18,25 +18,25 @@ from redis.cluster import ClusterNode, RedisCluster
 from domain.ai import POLICIES
 from domain.ai.policy import Policy
 from domain.games import load_game_module
-from service.access import Viewer, resolve
-from service.appends import AppendSignals
-from service.automation import Automation, JobHooks
 from service.clock import Clock, utc_now
-from service.commands import GameCommands
-from service.durability import ReplicaAcks
-from service.follow_ups import JobQueue
-from service.jobs import RqJobQueue
-from service.long_requests import LongRequestSlots
-from service.queries import GameQueries
-from service.quotas import CreatorQuotas, QuotaLimits
-from service.ratelimit import Limits, RateLimiter
-from service.repository import GameRepository
+from service.games.access import Viewer, resolve
+from service.games.commands import GameCommands
+from service.games.follow_ups import JobQueue
+from service.games.queries import GameQueries
+from service.games.repository import GameRepository
+from service.jobs.handlers import Automation, JobHooks
+from service.jobs.queue import RqJobQueue
+from service.limits.long_requests import LongRequestSlots
+from service.limits.quotas import CreatorQuotas, QuotaLimits
+from service.limits.rate_limits import Limits, RateLimiter
 from service.settings import Settings
-from service.store import RedisEventStore
-from service.table_store import TableStore
-from service.tables import TableLimits, Tables
-from service.tournament_store import TournamentStore
-from service.tournaments import Tournaments
+from service.store.appends import AppendSignals
+from service.store.durability import ReplicaAcks
+from service.store.events import RedisEventStore
+from service.tables.seating import TableLimits, Tables
+from service.tables.store import TableStore
+from service.tournaments.running import Tournaments
+from service.tournaments.store import TournamentStore
 
 #: Seconds a command may queue for a pooled Redis connection before it gives up (503).
 REDIS_POOL_TIMEOUT = 10

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         create_app(settings).run(host=args.host, port=port, threaded=True)
         return 0
     from service.bootstrap import build
-    from service.worker import run_worker
+    from service.jobs.worker import run_worker
 
     run_worker(build(settings), burst=args.burst, draws_only=args.draws_only)
     return 0
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
 def _store(settings: Settings) -> EventReader:
     """The event store replay reads games from by id (needs ``REDIS_URL``)."""
     from service.bootstrap import connect
-    from service.store import RedisEventStore
+    from service.store.events import RedisEventStore
 
     if settings.redis_url is None:
         raise SystemExit("naming a game by id needs REDIS_URL (or pass an export file)")

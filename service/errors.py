@@ -73,7 +73,7 @@ class RateLimited(ServiceError):
 class QuotaExceeded(ServiceError):
     """The creator already has as many live games (or live bot games) as it may.
 
-    No ``retry_after``: waiting frees nothing; finishing a game does (``service/quotas.py``).
+    No ``retry_after``: waiting frees nothing; finishing a game does (``service/limits/quotas.py``).
     """
 
     def __init__(self, *, bot: bool, limit: int) -> None:

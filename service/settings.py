@@ -50,7 +50,7 @@ class Settings:
     rate_limit_per_address: int = 30000
     rate_limit_window_seconds: int = 60
     #: Games not over one creator (client address) may have at once: those with a bot seat,
-    #: and all; 0 = no quota. The organizer has none (``service/quotas.py``).
+    #: and all; 0 = no quota. The organizer has none (``service/limits/quotas.py``).
     bot_games_per_creator: int = 16
     live_games_per_creator: int = 100
     #: An open table expires after this; a started or cancelled one is kept a day.
@@ -59,7 +59,7 @@ class Settings:
     open_tables_per_creator: int = 10
     # --- the worker ---
     sweep_seconds: float = 5.0
-    #: Items (draws, bot moves) a worker runs at once (``service/drain.py``): their appends
+    #: Items (draws, bot moves) a worker runs at once (``service/jobs/drain.py``): their appends
     #: overlap, so they share fsyncs; one bot thinks at a time whatever this is.
     worker_threads: int = 8
     #: How long a bot may think over one move; past it the move fails, loudly (docs/ai.md).

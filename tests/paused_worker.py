@@ -19,10 +19,10 @@ from collections.abc import Callable
 
 import redis
 
-from service.automation import JobHooks
 from service.bootstrap import build, connect
+from service.jobs.handlers import JobHooks
+from service.jobs.worker import run_worker
 from service.settings import Settings
-from service.worker import run_worker
 
 
 def hold(client: redis.Redis) -> Callable[[str], None]:

@@ -12,9 +12,9 @@ from flask import Flask, request
 
 from service.api.docs import docs
 from service.api.errors import register_error_handlers
+from service.api.games import v1
 from service.api.pages import pages
 from service.api.replays import replays
-from service.api.routes import v1
 from service.api.tables import tables_v1
 from service.api.tournaments import tournaments_v1
 from service.bootstrap import Floe, build

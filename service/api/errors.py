@@ -31,7 +31,7 @@ from service.errors import (
     Unauthenticated,
     VersionConflict,
 )
-from service.store import refused_for_memory
+from service.store.events import refused_for_memory
 
 log = logging.getLogger(__name__)
 

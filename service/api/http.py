@@ -9,11 +9,11 @@ from flask import Response, current_app, request
 from marshmallow import Schema
 
 from domain.engine.canonical import unencodable
-from service import json_codec
-from service.access import Viewer
 from service.api.errors import HttpError
 from service.bootstrap import Floe
 from service.errors import InvalidRequest
+from service.games.access import Viewer
+from service.store import codec as json_codec
 
 MAX_VERSION = 2**53
 #: Deeper JSON than any valid request needs is refused before any schema sees it.

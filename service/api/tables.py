@@ -11,11 +11,11 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from service import tokens
-from service.api import table_schemas as schemas
 from service.api.http import bad_request, current_floe, current_viewer, int_arg, json_body, render
-from service.table_store import TableRecord
-from service.tables import OpenTable, SeatRequest, table_not_found
+from service.api.schemas import tables as schemas
+from service.games import tokens
+from service.tables.seating import OpenTable, SeatRequest, table_not_found
+from service.tables.store import TableRecord
 
 tables_v1 = Blueprint("tables_v1", __name__, url_prefix="/v1/tables")
 

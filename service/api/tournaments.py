@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, request
 
 from domain.engine.canonical import canonical_json
-from service.api import tournament_schemas as schemas
 from service.api.http import bad_request, current_floe, current_viewer, json_body, render
+from service.api.schemas import tournaments as schemas
 from service.bootstrap import Floe
-from service.commands import NewPlayer
-from service.tournament_store import tournament_key
-from service.tournaments import CreateTournament, tournament_not_found
+from service.games.commands import NewPlayer
+from service.tournaments.running import CreateTournament, tournament_not_found
+from service.tournaments.store import tournament_key
 
 tournaments_v1 = Blueprint("tournaments_v1", __name__, url_prefix="/v1/tournaments")
 

@@ -25,7 +25,7 @@ import redis
 from bench.hostile import FloeRun, call, floe_run, wait_until
 from service.run.redis_cluster import LocalCluster
 from service.run.redis_server import RedisServer
-from service.store import events_key
+from service.store.events import events_key
 from tests.e2e.conftest import ORGANIZER, bearer
 from tests.replay.helpers import floe as floe_cli
 

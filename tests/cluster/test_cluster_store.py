@@ -14,7 +14,7 @@ from redis.crc import key_slot
 from bench.hostile import wait_until
 from service.api.app import create_app
 from service.settings import Settings
-from service.store import commands_key, events_key, meta_key, seed_key
+from service.store.events import commands_key, events_key, meta_key, seed_key
 from tests.cluster.conftest import Cluster
 from tests.conftest import StartWorker
 from tests.e2e.conftest import ORGANIZER, Game, bearer

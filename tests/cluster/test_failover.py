@@ -22,7 +22,7 @@ from redis.crc import key_slot
 from bench.hostile import wait_until
 from service.run.redis_cluster import LocalCluster, role, start_cluster
 from service.run.redis_server import RedisServer, find_redis_server
-from service.store import commands_key, events_key, meta_key, seed_key
+from service.store.events import commands_key, events_key, meta_key, seed_key
 from tests.cluster.conftest import Cluster
 from tests.cluster.driving import (
     Acks,

@@ -19,7 +19,7 @@ from service.api.app import create_app
 from service.run.redis_cluster import LocalCluster, role, start_cluster
 from service.run.redis_server import DURABLE_CONFIG, RedisServer
 from service.settings import Settings
-from service.store import events_key
+from service.store.events import events_key
 from tests.e2e.conftest import Game
 
 PEOPLE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}

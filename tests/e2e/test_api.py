@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from domain.engine.log import GENESIS_HASH, event_hash
 from service.api.app import create_app
 from service.settings import Settings
-from service.store import commands_key, events_key
+from service.store.events import commands_key, events_key
 from tests.e2e.conftest import ORGANIZER, Game, bearer
 
 NewGame = Callable[..., Game]

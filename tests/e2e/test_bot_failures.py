@@ -19,10 +19,10 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 
-from service.backlog import Backlog, pending_key
-from service.jobs import BATCHES, QUEUE_NAMES, job_id
-from service.store import events_key
-from service.worker import LOCK_KEY
+from service.jobs.backlog import Backlog, pending_key
+from service.jobs.queue import BATCHES, QUEUE_NAMES, job_id
+from service.jobs.worker import LOCK_KEY
+from service.store.events import events_key
 from tests.conftest import StartWorker
 
 LoggedWorker = tuple[subprocess.Popen[bytes], Path]

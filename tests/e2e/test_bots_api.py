@@ -13,11 +13,11 @@ import redis
 from flask.testing import FlaskClient
 
 from replay.verify import verify_lines
-from service.backlog import pending_key
 from service.bootstrap import build
-from service.jobs import QUEUE_NAMES, job_id
+from service.jobs.backlog import pending_key
+from service.jobs.queue import QUEUE_NAMES, job_id
 from service.settings import Settings
-from service.store import events_key
+from service.store.events import events_key
 from tests.conftest import StartWorker
 from tests.e2e.conftest import Game
 

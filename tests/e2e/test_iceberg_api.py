@@ -24,7 +24,7 @@ from flask.testing import FlaskClient
 from service.api.app import create_app
 from service.bootstrap import build
 from service.settings import Settings
-from service.store import events_key
+from service.store.events import events_key
 from tests.conftest import StartWorker
 from tests.e2e.conftest import ORGANIZER, Game, bearer
 

@@ -15,7 +15,7 @@ import redis
 from flask.testing import FlaskClient
 
 from service.api.app import create_app
-from service.long_requests import GRACE_MS, holds_key
+from service.limits.long_requests import GRACE_MS, holds_key
 from service.settings import Settings
 from tests.clocks import ManualClock
 

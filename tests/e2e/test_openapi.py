@@ -42,12 +42,12 @@ from referencing.jsonschema import DRAFT202012
 from werkzeug.routing import MapAdapter
 
 from domain.games import GAMES
-from service.api import schemas as wire
-from service.api import tournament_schemas
 from service.api.app import create_app
+from service.api.schemas import games as wire
+from service.api.schemas import tournaments as tournament_schemas
 from service.run.redis_server import free_tcp_port
 from service.settings import Settings
-from service.store import events_key
+from service.store.events import events_key
 from tests.conftest import StartWorker
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"

@@ -19,7 +19,7 @@ from flask.testing import FlaskClient
 
 from service.api.app import create_app
 from service.bootstrap import Floe
-from service.quotas import ORPHAN_MS, CreatorQuotas, QuotaLimits, bots_key, live_key
+from service.limits.quotas import ORPHAN_MS, CreatorQuotas, QuotaLimits, bots_key, live_key
 from service.settings import Settings
 from tests.clocks import ManualClock
 from tests.e2e.conftest import ORGANIZER, bearer

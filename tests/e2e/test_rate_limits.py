@@ -20,7 +20,7 @@ from freezegun import freeze_time
 
 from service.api.app import create_app
 from service.errors import RateLimited
-from service.ratelimit import MAX_LEASE, Limits, RateLimiter, lease_size
+from service.limits.rate_limits import MAX_LEASE, Limits, RateLimiter, lease_size
 from service.run.redis_server import free_tcp_port
 from service.settings import Settings
 from tests.clocks import ManualClock

@@ -15,10 +15,10 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service import tokens
 from service.api.app import create_app
+from service.games import tokens
 from service.settings import Settings
-from service.table_store import TableStore, table_key
+from service.tables.store import TableStore, table_key
 from tests.e2e.conftest import ORGANIZER, bearer
 from tests.faults.conftest import wait_until
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from service import tokens
+from service.games import tokens
 from tests.e2e.conftest import ORGANIZER, Game, bearer
 
 
@@ -79,7 +79,7 @@ def test_token_checks_go_through_a_constant_time_compare(
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(hmac, "compare_digest", spy)  # the module service.tokens calls
+    monkeypatch.setattr(hmac, "compare_digest", spy)  # the module service.games.tokens calls
     created = client.post(
         "/v1/games", json={"game": "arktia", "players": [{"name": "a"}, {"name": "b"}]}
     ).get_json()

@@ -20,17 +20,17 @@ from flask.testing import FlaskClient
 from bench.hostile import wait_until
 from domain.engine.rng import seed_commitment
 from domain.tournament import tournament_commitment
-from service import tokens
-from service.access import Viewer
 from service.api.app import create_app
 from service.bootstrap import Floe, build, connect
 from service.clock import utc_now
-from service.commands import CreateGame, GameCommands, NewPlayer
-from service.follow_ups import JobKind, JobQueue
-from service.jobs import RqJobQueue
+from service.games import tokens
+from service.games.access import Viewer
+from service.games.commands import CreateGame, GameCommands, NewPlayer
+from service.games.follow_ups import JobKind, JobQueue
+from service.jobs.queue import RqJobQueue
 from service.settings import Settings
-from service.tournament_store import tournament_key
-from service.tournaments import CreateTournament, Tournaments
+from service.tournaments.running import CreateTournament, Tournaments
+from service.tournaments.store import tournament_key
 from tests.conftest import StartWorker
 from tests.e2e.conftest import ORGANIZER, bearer
 from tests.e2e.test_tokens import every_stored_byte

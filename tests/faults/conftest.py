@@ -30,7 +30,7 @@ from replay.verify import Verdict, verify
 from service.run.redis_server import RedisServer, free_tcp_port
 from service.run.supervisor import api_command, start_embedded_redis
 from service.settings import Settings as RunSettings
-from service.store import RedisEventStore, events_key
+from service.store.events import RedisEventStore, events_key
 
 ORGANIZER = "faults-organizer-token"
 

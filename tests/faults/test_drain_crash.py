@@ -23,7 +23,7 @@ from flask.testing import FlaskClient
 from bench.hostile import FloeRun, call, floe_run, new_game
 from domain.engine.types import RANDOM
 from service.api.app import create_app
-from service.backlog import Backlog
+from service.jobs.backlog import Backlog
 from service.settings import Settings
 from tests.conftest import StartWorker
 from tests.faults.conftest import ORGANIZER, audit, stored_log, wait_until

@@ -38,7 +38,7 @@ from bench.hostile import (
     timed,
     wait_until,
 )
-from service.long_requests import holds_key
+from service.limits.long_requests import holds_key
 
 #: Source addresses on the loopback network: the caps and quotas are per address.
 STREAM_ADDRESSES = [f"127.0.0.{n}" for n in range(2, 6)]  # 4 x 50 = 200 idle streams

@@ -17,11 +17,11 @@ from flask.testing import FlaskClient
 from rq import Worker
 
 from service.api.app import create_app
-from service.backlog import Backlog
 from service.bootstrap import Floe, build
-from service.jobs import BATCHES, QUEUE_NAMES, WORKER_QUEUES, job_id
+from service.jobs.backlog import Backlog
+from service.jobs.queue import BATCHES, QUEUE_NAMES, WORKER_QUEUES, job_id
+from service.jobs.worker import Sweeper
 from service.settings import Settings
-from service.worker import Sweeper
 from tests.conftest import StartWorker
 from tests.faults.conftest import ORGANIZER, stored_log, wait_until
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import redis
 
-from service.state_cache import SNAPSHOT_EVERY
+from service.games.state_cache import SNAPSHOT_EVERY
 from tests.faults.conftest import (
     Http,
     Played,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from service.run.redis_server import RedisServer
-from service.store import events_key
+from service.store.events import events_key
 from tests.faults.conftest import (
     Http,
     Played,

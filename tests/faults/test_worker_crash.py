@@ -21,7 +21,7 @@ from domain.engine.types import RANDOM, SYSTEM
 from service.api.app import create_app
 from service.bootstrap import build
 from service.settings import Settings
-from service.store import events_key
+from service.store.events import events_key
 from tests.conftest import StartWorker
 from tests.faults.conftest import ORGANIZER, audit, stored_log, wait_until
 

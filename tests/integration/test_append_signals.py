@@ -15,8 +15,8 @@ import redis
 
 from domain.engine.log import StoredEvent, seal
 from domain.engine.types import Event
-from service.appends import AppendSignals
-from service.store import Appended, RedisEventStore
+from service.store.appends import AppendSignals
+from service.store.events import Appended, RedisEventStore
 from tests.faults.conftest import wait_until
 from tests.integration.test_store import create_first
 

@@ -1,7 +1,7 @@
 """The backlog on a real Redis: an item is pending once, held while its worker lives, and a
 queue gets drains enough for its workers and never more.
 
-These are the scripts of ``service/backlog.py`` driven directly, with workers' liveness keys
+These are the scripts of ``service/jobs/backlog.py`` driven directly, with workers' liveness keys
 set and deleted by hand (a deleted key is a worker that died).
 """
 
@@ -12,8 +12,8 @@ from collections import Counter
 
 import redis
 
-from service.backlog import Backlog, Lane, drains_key, pending_key
-from service.jobs import QUEUE_NAMES, alive_key
+from service.jobs.backlog import Backlog, Lane, drains_key, pending_key
+from service.jobs.queue import QUEUE_NAMES, alive_key
 
 DRAWS = QUEUE_NAMES["draw"]
 BOTS = QUEUE_NAMES["bot"]

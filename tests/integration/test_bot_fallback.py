@@ -27,14 +27,14 @@ from domain.engine.game import Game
 from domain.engine.rng import DrawStream
 from domain.engine.rules import Action
 from domain.engine.types import GameState
-from service.access import Viewer
-from service.automation import Automation
-from service.backlog import Lane
 from service.bootstrap import Floe, build
-from service.commands import CreateGame, NewPlayer
-from service.drain import IDLE_SECONDS, LIFE_SECONDS, Drainer, DrainSettings
-from service.follow_ups import JobKind
-from service.jobs import (
+from service.games.access import Viewer
+from service.games.commands import CreateGame, NewPlayer
+from service.games.follow_ups import JobKind
+from service.jobs.backlog import Lane
+from service.jobs.drain import IDLE_SECONDS, LIFE_SECONDS, Drainer, DrainSettings
+from service.jobs.handlers import Automation
+from service.jobs.queue import (
     BATCHES,
     QUEUE_NAMES,
     RqJobQueue,
@@ -45,7 +45,7 @@ from service.jobs import (
     run_item,
 )
 from service.settings import Settings
-from service.store import RedisEventStore
+from service.store.events import RedisEventStore
 
 
 class BrokenPolicy:
@@ -106,7 +106,7 @@ def failure_logs(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         record.getMessage()
         for record in caplog.records
-        if record.name == "service.automation" and record.levelno == logging.ERROR
+        if record.name == "service.jobs.handlers" and record.levelno == logging.ERROR
     ]
 
 
@@ -265,7 +265,7 @@ class NeverChecks:
 def test_a_bot_that_never_checks_its_budget_is_stopped_by_its_items_deadline(
     redis_client: redis.Redis, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The deadline of an item on a drain's thread (``service.deadlines``), made short."""
+    """The deadline of an item on a drain's thread (``service.jobs.deadlines``), made short."""
     jobs = RqJobQueue(redis_client)
     floe = build(
         Settings(),

@@ -17,11 +17,11 @@ import pytest
 import redis
 
 from domain.ai import POLICIES
-from service.access import Viewer
 from service.bootstrap import Floe, build
-from service.commands import CreateGame, NewPlayer
+from service.games.access import Viewer
+from service.games.commands import CreateGame, NewPlayer
 from service.settings import Settings
-from service.store import RedisEventStore, commands_key, events_key, meta_key
+from service.store.events import RedisEventStore, commands_key, events_key, meta_key
 
 
 class Recording:

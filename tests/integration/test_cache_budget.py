@@ -19,13 +19,13 @@ from domain.engine import play
 from domain.engine.types import GameCreated, GameState, SeatInfo
 from domain.games import GAMES
 from domain.games.arktia.setup import MAX_BOARD_TILES
-from service.access import Viewer
 from service.bootstrap import Floe, build
-from service.commands import CreateGame, NewPlayer, PlayAction
-from service.repository import CATALOG_SHARE
+from service.caching.sizes import ENTRY_OVERHEAD, deep_size
+from service.games.access import Viewer
+from service.games.commands import CreateGame, NewPlayer, PlayAction
+from service.games.repository import CATALOG_SHARE
+from service.games.state_cache import SNAPSHOT_EVERY, Head, StateCache
 from service.settings import Settings
-from service.sizes import ENTRY_OVERHEAD, deep_size
-from service.state_cache import SNAPSHOT_EVERY, Head, StateCache
 
 GAME = "arktia"
 PLAYERS = (NewPlayer("Ada"), NewPlayer("Bo"), NewPlayer("Cy"), NewPlayer("Di"))

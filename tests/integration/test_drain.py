@@ -1,4 +1,4 @@
-"""A drain (``service.drain``) on a real Redis, its items run by functions of the test.
+"""A drain (``service.jobs.drain``) on a real Redis, its items run by functions of the test.
 
 The drain is driven in this process, as a worker's RQ job drives it, with the worker's
 liveness key set by hand. What each item does is recorded; waits are on events the items
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 import pytest
 import redis
 
-from service.backlog import Backlog, Lane
-from service.drain import Drainer, DrainSettings
-from service.jobs import BATCHES, QUEUE_NAMES, alive_key
+from service.jobs.backlog import Backlog, Lane
+from service.jobs.drain import Drainer, DrainSettings
+from service.jobs.queue import BATCHES, QUEUE_NAMES, alive_key
 
 DRAWS = QUEUE_NAMES["draw"]
 BOTS = QUEUE_NAMES["bot"]

@@ -11,7 +11,7 @@ from redis.crc import key_slot
 
 from domain.engine.log import GENESIS_HASH, StoredEvent, event_hash, seal
 from domain.engine.types import Event
-from service.store import (
+from service.store.events import (
     Appended,
     Conflict,
     Duplicate,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from domain.engine.canonical import unencodable
 from service.api.http import MAX_JSON_DEPTH, _plainly_fine
-from service.json_codec import decode, encode
+from service.store.codec import decode, encode
 
 #: Any JSON value, with the awkward parts weighted in: integers past 64 bits, floats at the
 #: edges, non-ASCII and surrogate text, deep nesting.

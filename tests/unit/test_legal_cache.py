@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import orjson
 
-from service.legal_cache import LegalActionsCache
-from service.sizes import ENTRY_OVERHEAD
+from service.caching.sizes import ENTRY_OVERHEAD
+from service.games.legal_cache import LegalActionsCache
 
 
 def actions(n: int) -> list[dict[str, object]]:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.api import schemas
+from service.api.schemas import games as schemas
 from service.errors import InvalidRequest
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5)

@@ -1,0 +1,267 @@
+"""The v1 HTTP routes: thin. Parse with marshmallow, call a handler or a query, render.
+
+Checks run in the order the API promises (401, 404, 400, 409, 403, 422): the viewer first,
+then the game, then the body; the handlers do the rest.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from domain.engine.canonical import canonical_json
+from domain.engine.game import Scene
+from domain.engine.types import GAME_OVER, SEED_REVEALED
+from service.api.errors import store_unavailable
+from service.api.http import (
+    MAX_VERSION,
+    bad_request,
+    current_floe,
+    current_viewer,
+    int_arg,
+    json_body,
+    render,
+    render_built,
+)
+from service.api.schemas import games as schemas
+from service.bootstrap import Floe
+from service.errors import InvalidRequest
+from service.games.access import Viewer
+from service.games.catalog import GameMeta
+from service.games.commands import Accepted, CreateGame, NewPlayer, PlayAction, request_fingerprint
+
+v1 = Blueprint("v1", __name__, url_prefix="/v1")
+
+MAX_EVENTS_PAGE = 10_000
+MAX_WAIT_SECONDS = 30
+#: A game's status as ``board.svg`` titles say it.
+STATUS_WORDS = {"active": "in play", "awaiting_random": "waiting for a draw", "over": "over"}
+
+
+def _game(game_id: str) -> GameMeta:
+    """The game the route names, or 404 ``game_not_found``."""
+    return current_floe().repository.meta(game_id)
+
+
+@v1.post("/games")
+def create_game() -> Response:
+    viewer = current_viewer()
+    wait = int_arg("wait", 0, high=MAX_WAIT_SECONDS)
+    data = schemas.load(schemas.CREATE_GAME, json_body())
+    command = CreateGame(
+        game=data["game"],
+        players=tuple(NewPlayer(p["name"], p["bot"]) for p in data["players"]),
+        options=data["options"],
+        seed_hex=data["seed"],
+        wait_seconds=wait,
+        # The per-creator quotas count by the TCP peer: behind a proxy, the proxy's address.
+        creator=request.remote_addr or "unknown",
+    )
+    with _waiting(wait):
+        created = current_floe().commands.create(command, viewer).to_json()
+    response = render(schemas.GAME_CREATED, created, 201)
+    response.headers["Location"] = f"/v1/games/{created['id']}"
+    return response
+
+
+@v1.get("/games")
+def list_games() -> Response:
+    offset = int_arg("offset", 0)
+    limit = int_arg("limit", 50, low=1, high=500)
+    return render(schemas.GAME_LIST, current_floe().queries.list_games(offset=offset, limit=limit))
+
+
+@v1.get("/games/<game_id>")
+def get_game(game_id: str) -> Response:
+    viewer = current_viewer()
+    return render(schemas.GAME_VIEW, current_floe().queries.view(_game(game_id), viewer))
+
+
+@v1.get("/games/<game_id>/state")
+def get_state(game_id: str) -> Response:
+    viewer = current_viewer()
+    meta = _game(game_id)
+    version = int_arg("version", None, low=1)
+    return render(schemas.GAME_VIEW, current_floe().queries.view(meta, viewer, version))
+
+
+@v1.get("/games/<game_id>/board.svg")
+def board_svg(game_id: str) -> Response:
+    """A picture of the board at ``?version=N`` (default: now), as the caller may see it."""
+    viewer = current_viewer()
+    meta = _game(game_id)
+    version = request.args.get("version")
+    at = None if version is None else int_arg("version", None, low=1)
+    floe = current_floe()
+    shown = floe.queries.view(meta, viewer, at)
+    v = shown["version"]
+    # the event that made this version, as this viewer may see it (a revealed seed: game over)
+    made = floe.repository.read(game_id, after=v - 1, upto=v)
+    events = floe.queries.shown(meta, made, game_over=shown["seed"] is not None)
+    status = STATUS_WORDS.get(shown["status"], str(shown["status"]).replace("_", " "))
+    scene = Scene.of(
+        shown["state"],
+        names=[seat["name"] for seat in shown["seats"]],
+        event=events[-1] if events else None,
+        outcome=shown["outcome"],
+        title=f"{shown['game']} {shown['id']} v{v} ({status})",
+    )
+    return Response(meta.bundle.svg(scene), mimetype="image/svg+xml")
+
+
+@v1.get("/games/<game_id>/legal-actions")
+def get_legal_actions(game_id: str) -> Response:
+    viewer = current_viewer()
+    viewer.require_token()  # 401 before 404
+    legal = current_floe().queries.legal_actions(_game(game_id), viewer)
+    return render(schemas.LEGAL_ACTIONS, legal)
+
+
+@v1.post("/games/<game_id>/actions")
+def post_action(game_id: str) -> Response:
+    viewer = current_viewer()
+    viewer.require_token()  # 401, then 404, before the body is even read (400)
+    meta = _game(game_id)
+    wait = int_arg("wait", 0, high=MAX_WAIT_SECONDS)
+    body = json_body()
+    try:
+        data = schemas.load_post_action(body)
+    except InvalidRequest:
+        earlier = _earlier_answer(meta, viewer, body)  # a used command id outranks a 400
+        if earlier is None:
+            raise
+        return _accepted(earlier)
+    command = PlayAction(
+        seat=viewer.seat_in(game_id),
+        action=data["action"],
+        expected_version=data["expected_version"],
+        command_id=data["command_id"],
+        wait_seconds=wait,
+    )
+    with _waiting(wait):
+        return _accepted(current_floe().commands.play(meta, command))
+
+
+def _waiting(seconds: int) -> AbstractContextManager[None]:
+    """A long-request slot for a ``?wait=`` that may wait (429 ``too_many_streams``)."""
+    if seconds <= 0:
+        return nullcontext()
+    return current_floe().long_requests.holding(request.remote_addr, seconds)
+
+
+def _accepted(accepted: Accepted) -> Response:
+    status = 202 if accepted.awaiting_random else 201
+    return render_built(accepted.to_json(), status)  # built in ACTION_ACCEPTED's shape
+
+
+def _earlier_answer(meta: GameMeta, viewer: Viewer, body: Any) -> Accepted | None:
+    """The answer to a command id this seat already used, for a body that fails its schema."""
+    command_id = body.get("command_id") if isinstance(body, dict) else None
+    if not isinstance(command_id, str):
+        return None
+    fingerprint = request_fingerprint(body.get("action"), body.get("expected_version"))
+    return current_floe().commands.earlier_answer(
+        meta, viewer.seat_in(meta.game_id), command_id, fingerprint
+    )
+
+
+@v1.get("/games/<game_id>/events")
+def get_events(game_id: str) -> Response:
+    viewer = current_viewer()
+    meta = _game(game_id)
+    after = int_arg("after", 0)
+    limit = int_arg("limit", 1000, low=1, high=MAX_EVENTS_PAGE)
+    return render(
+        schemas.EVENTS_PAGE, current_floe().queries.events(meta, viewer, after=after, limit=limit)
+    )
+
+
+@v1.get("/games/<game_id>/events/stream")
+def stream_events(game_id: str) -> Response:
+    """Server-Sent Events, resumable: ``Last-Event-ID`` (or ``?after=N``) is a version."""
+    viewer = current_viewer()
+    floe = current_floe()
+    meta = _game(game_id)
+    viewer.reader_seat(game_id)
+    last_id = request.headers.get("Last-Event-ID", "").strip()
+    if last_id.isdigit() and last_id.isascii():
+        if len(last_id) > 20 or int(last_id) > MAX_VERSION:
+            raise bad_request("invalid_query", f"Last-Event-ID must be an integer 0..{MAX_VERSION}")
+        after = int(last_id)
+    else:
+        after = int_arg("after", 0)
+    settings = floe.settings
+    latest = floe.repository.latest(meta)
+    if latest.over and after >= latest.version:  # nothing more will ever come
+        return Response("retry: 2000\n\n", mimetype="text/event-stream")
+    hold = floe.long_requests.acquire(request.remote_addr, settings.sse_max_seconds)
+    response = Response(
+        _sse(
+            floe,
+            meta,
+            after,
+            latest.over,
+            settings.sse_max_seconds,
+            settings.sse_heartbeat_seconds,
+        ),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+    if hold is not None:
+        response.call_on_close(hold.release)  # also when the stream never started
+    return response
+
+
+def _sse(
+    floe: Floe,
+    meta: GameMeta,
+    after: int,
+    over: bool,
+    max_seconds: float,
+    heartbeat: float,
+) -> Iterator[str]:
+    """Send events as they arrive; stop after the last event of a finished game."""
+    deadline = time.monotonic() + max_seconds
+    yield "retry: 2000\n\n"
+    while time.monotonic() < deadline:
+        block = int(1000 * min(heartbeat, max(0.001, deadline - time.monotonic())))
+        batch = floe.queries.follow(meta, after, block)
+        if not batch:
+            if over:
+                return
+            yield ": keep-alive\n\n"
+            continue
+        over = over or any(e.type == GAME_OVER for e in batch)
+        for event, shown in zip(
+            batch, floe.queries.shown(meta, batch, game_over=over), strict=True
+        ):
+            payload = canonical_json(shown)
+            yield f"id: {event.version}\nevent: {event.type}\ndata: {payload}\n\n"
+            after = event.version
+        if batch[-1].type == SEED_REVEALED:
+            return
+
+
+@v1.get("/games/<game_id>/export")
+def export_game(game_id: str) -> Response:
+    viewer = current_viewer()
+    events = current_floe().queries.export(_game(game_id), viewer)
+    body = "".join(canonical_json(e.to_json()) + "\n" for e in events)
+    response = Response(body, mimetype="application/x-ndjson")
+    response.headers["Content-Disposition"] = f'attachment; filename="{game_id}.jsonl"'
+    return response
+
+
+@v1.get("/health")
+def health() -> Response:
+    floe = current_floe()
+    try:
+        floe.redis.ping()
+        bot_failures = floe.repository.store.bot_failures()
+    except Exception as error:
+        return store_unavailable(f"redis does not answer: {type(error).__name__}")
+    return render(schemas.HEALTH, {"status": "ok", "redis": "ok", "bot_failures": bot_failures})

@@ -1,0 +1,1 @@
+"""The request and response bodies, one module per resource (marshmallow)."""

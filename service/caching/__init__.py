@@ -1,0 +1,1 @@
+"""Per-process caches bounded in bytes."""

@@ -1,0 +1,384 @@
+"""The command handlers: typed commands in, domain and service errors out.
+
+Creating a game and playing a move are the two things a person asks of Floe. Each handler
+loads what it needs from the repository, lets the rules decide, appends in one round trip
+and enqueues what the game waits for next. Nothing here knows HTTP: refusals are
+``GameError`` (the rules) or ``ServiceError`` (conflicts, seats, seeds), and the API maps
+them to statuses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.engine import play
+from domain.engine.canonical import canonical_json
+from domain.engine.errors import GameError
+from domain.engine.game import Game
+from domain.engine.log import StoredEvent
+from domain.engine.rng import seed_commitment
+from domain.engine.types import JSON, SYSTEM, GameCreated, GameState, SeatInfo, TournamentSlot
+from domain.games import GAMES
+from service.errors import (
+    CommandReused,
+    InvalidRequest,
+    VersionConflict,
+    not_a_seat,
+    organizer_only,
+)
+from service.games import tokens
+from service.games.access import Viewer
+from service.games.catalog import GameMeta
+from service.games.follow_ups import JobQueue, enqueue_next
+from service.games.repository import AWAITING_RANDOM, CommandRecord, GameRepository, Recorded
+from service.games.views import shown_events
+from service.limits.quotas import CreatorQuotas
+from service.store.events import Duplicate
+
+
+@dataclass(frozen=True, slots=True)
+class NewPlayer:
+    name: str
+    bot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CreateGame:
+    game: str
+    players: tuple[NewPlayer, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    #: 64 hex digits; only the organizer may choose a game's seed.
+    seed_hex: str | None = None
+    #: Seconds to wait for the setup draws before answering.
+    wait_seconds: float = 0.0
+    #: Who creates it, for the per-creator quotas (the API passes the client address);
+    #: None counts against no quota (the organizer never does).
+    creator: str | None = None
+    #: The tournament slot a tournament's game fills (written into its first event).
+    tournament: TournamentSlot | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayAction:
+    """``seat`` posts ``action``, decided against ``expected_version``.
+
+    ``seat`` is None when the caller holds no seat of this game (the organizer, say): the
+    command is still checked in order, and refused where a seat is needed.
+    """
+
+    seat: int | None
+    action: Mapping[str, Any]
+    expected_version: int
+    command_id: str
+    #: Seconds to wait for a draw the action leaves pending before answering.
+    wait_seconds: float = 0.0
+
+    @property
+    def fingerprint(self) -> str:
+        return request_fingerprint(self.action, self.expected_version)
+
+
+def request_fingerprint(action: Any, expected_version: Any) -> str:
+    """What makes two posts the same request: the action and the version it was decided
+    against. A command id may be repeated only with the same fingerprint."""
+    body = canonical_json({"action": action, "expected_version": expected_version})
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """A new game: its id, where it stands, and each human seat's token (shown once)."""
+
+    id: str
+    game: str
+    version: int
+    status: str
+    seats: tuple[tuple[SeatInfo, str | None], ...]
+    seed_commitment: str
+
+    def to_json(self) -> JSON:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "version": self.version,
+            "status": self.status,
+            "seats": [{**seat.to_json(), "token": token} for seat, token in self.seats],
+            "seed_commitment": self.seed_commitment,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """An accepted command: the events it appended, as viewers see them, and whether the
+    game still waits for a draw the command caused."""
+
+    version: int
+    events: list[JSON]
+    awaiting_random: bool
+
+    def to_json(self) -> JSON:
+        return {"version": self.version, "events": self.events}
+
+
+def hosted(name: str) -> Game[Any]:
+    """The game Floe hosts under ``name`` (else 400 ``invalid_body``)."""
+    game = GAMES.get(name)
+    if game is None:
+        raise InvalidRequest("invalid_body", f"game: no game {name!r}")
+    return game
+
+
+def check_player_count(game: Game[Any], players: int) -> None:
+    """400 ``player_count`` unless ``game`` is for that many players."""
+    rules = game.rules
+    if not rules.min_players <= players <= rules.max_players:
+        raise InvalidRequest(
+            "player_count", f"{game.name} is for {rules.min_players}-{rules.max_players} players"
+        )
+
+
+def set_up(
+    game: Game[Any],
+    game_id: str,
+    players: Sequence[NewPlayer],
+    options: Mapping[str, Any],
+    seed: bytes,
+    tournament: TournamentSlot | None = None,
+) -> tuple[GameCreated, GameState[Any]]:
+    """Event 1 of a new game and the state it sets up (``InvalidSetup``, a 400, for options
+    the game cannot use)."""
+    seats = tuple(SeatInfo(i, p.name, p.bot) for i, p in enumerate(players))
+    created = GameCreated(
+        game.name,
+        game.rules.rules_version,
+        dict(options),
+        seats,
+        seed_commitment(seed),
+        tournament,
+    )
+    return created, play.new_game(game.rules, game_id, created)
+
+
+class GameCommands:
+    """Create games and play moves."""
+
+    def __init__(
+        self, repository: GameRepository, jobs: JobQueue, quotas: CreatorQuotas | None = None
+    ) -> None:
+        self._repository = repository
+        self._jobs = jobs
+        self._quotas = quotas
+
+    # ----- creating -----------------------------------------------------------------------
+
+    def create(self, command: CreateGame, viewer: Viewer) -> Created:
+        """Create a game; its setup draws go to a worker (``wait_seconds`` waits for them)."""
+        game = hosted(command.game)
+        if command.seed_hex is not None and not viewer.organizer:
+            raise organizer_only("supplying a seed", anonymous=viewer.anonymous)
+        check_player_count(game, len(command.players))
+        game_id = secrets.token_hex(8)
+        seat_tokens = tuple(
+            None if p.bot else tokens.new_token(game_id, i) for i, p in enumerate(command.players)
+        )
+        creator = None if viewer.organizer else command.creator
+        hashes = tuple(t and tokens.token_hash(t) for t in seat_tokens)
+        return self._create(game, command, game_id, seat_tokens, hashes, creator=creator)
+
+    def create_for_table(
+        self,
+        command: CreateGame,
+        game_id: str,
+        token_hashes: Sequence[str | None],
+        *,
+        creator: str | None = None,
+    ) -> Created:
+        """Create the game a table (or a tournament) gathered: its id and every seat's token
+        were chosen when they were handed out (so ``Created`` carries no token: each holder
+        has theirs).
+        ``creator``'s quotas are taken here (None: the table took them when its last seat
+        filled); creating the same table's game twice is ``GameExists``."""
+        game = hosted(command.game)
+        check_player_count(game, len(command.players))
+        no_tokens = (None,) * len(command.players)
+        hashes = tuple(token_hashes)
+        return self._create(game, command, game_id, no_tokens, hashes, creator=creator)
+
+    def _create(
+        self,
+        game: Game[Any],
+        command: CreateGame,
+        game_id: str,
+        seat_tokens: tuple[str | None, ...],
+        token_hashes: tuple[str | None, ...],
+        *,
+        creator: str | None,
+    ) -> Created:
+        rules = game.rules
+        players = command.players
+        seed = bytes.fromhex(command.seed_hex) if command.seed_hex else secrets.token_bytes(32)
+        created, state = set_up(game, game_id, players, command.options, seed, command.tournament)
+        seats = created.seats
+        meta = GameMeta(game_id, game.name, self._repository.clock(), seats, token_hashes)
+        # Last of the checks (429), once the request is known to be good; nothing written yet.
+        quotas, reserved = self._quotas, None
+        if quotas is not None and creator is not None:
+            bot = any(p.bot for p in players)
+            reserved = quotas.reserve(creator, game_id, bot=bot)
+        try:
+            self._repository.create(meta, state, seed_hex=seed.hex(), token_hashes=token_hashes)
+        except BaseException:
+            if quotas is not None and reserved is not None:
+                quotas.release(reserved)
+            raise
+        status = play.status(rules, state)
+        enqueue_next(self._jobs, meta.bundle, game_id, state, status)
+        if status == AWAITING_RANDOM:
+            if command.wait_seconds > 0:
+                self._await_draws(meta, 1, command.wait_seconds)
+            state = self._repository.latest(meta)
+            status = play.status(rules, state)
+        return Created(
+            game_id,
+            game.name,
+            state.version,
+            status,
+            tuple(zip(seats, seat_tokens, strict=True)),
+            created.seed_commitment,
+        )
+
+    # ----- playing ------------------------------------------------------------------------
+
+    def play(self, meta: GameMeta, command: PlayAction) -> Accepted:
+        """Post one action. Refusals come in the order the API promises: malformed, stale
+        version, not a seat or not its turn, illegal.
+
+        A command this seat already had accepted gets the first answer instead of any
+        refusal, or ``CommandReused`` when it comes back with a different request (the
+        append script catches a repeat that would otherwise succeed), so the accepted path
+        costs no extra round trip. When the action leaves the game waiting for a draw, the
+        answer waits up to ``wait_seconds`` for the worker's outcome.
+        """
+        try:
+            accepted = self._play(meta, command)
+        except (GameError, VersionConflict, InvalidRequest):
+            earlier = self.earlier_answer(
+                meta, command.seat, command.command_id, command.fingerprint
+            )
+            if earlier is None:
+                raise
+            return earlier
+        if accepted.awaiting_random and command.wait_seconds > 0 and command.seat is not None:
+            return self._await_draw(meta, command, accepted)
+        return accepted
+
+    def _play(self, meta: GameMeta, command: PlayAction) -> Accepted:
+        action = meta.rules.parse_action(command.action)
+        expected = command.expected_version
+        # Decide against the cached head when it matches: the append script refuses it if the
+        # stream moved on, so only a mismatch or a refusal needs the catch-up read.
+        head = self._repository.cached_head(meta.game_id)
+        if head is None or head.state.version != expected:
+            head = self._repository.head(meta)
+        state = head.state
+        if expected != state.version:
+            raise VersionConflict(state.version, expected)
+        if command.seat is None:
+            raise not_a_seat()
+        try:
+            events, decided = play.step(meta.rules, state, command.seat, action)
+        except GameError as error:
+            latest = self._repository.latest(meta)  # refused by a stale cache? then: conflict
+            if latest.version != state.version:
+                raise VersionConflict(latest.version, expected) from error
+            raise
+        result = self._repository.append(
+            meta,
+            head,
+            events,
+            decided,
+            seat=command.seat,
+            command_id=command.command_id,
+            request=command.fingerprint,
+        )
+        if isinstance(result, Duplicate):
+            return self._repeat(meta, CommandRecord.from_json(result.record), command)
+        if not isinstance(result, Recorded):
+            raise VersionConflict(result.version, expected)
+        enqueue_next(self._jobs, meta.bundle, meta.game_id, result.state, result.status)
+        return Accepted(
+            result.state.version,
+            shown_events(meta.rules, result.events, game_over=result.state.over),
+            result.awaiting_random,
+        )
+
+    def earlier_answer(
+        self, meta: GameMeta, seat: int | None, command_id: str, fingerprint: str
+    ) -> Accepted | None:
+        """The first answer to a command ``seat`` already had accepted under ``command_id``,
+        if any; ``CommandReused`` if that command was a different request.
+
+        The API asks this too when a body fails its schema: a command id already used is
+        refused as reused before the body's own faults are reported.
+        """
+        if seat is None:
+            return None
+        record = self._repository.command(meta.game_id, seat, command_id)
+        if record is None:
+            return None
+        if not record.answers(fingerprint):
+            raise CommandReused(command_id)
+        return self._replay(meta, record)
+
+    def _repeat(self, meta: GameMeta, record: CommandRecord, command: PlayAction) -> Accepted:
+        if not record.answers(command.fingerprint):
+            raise CommandReused(command.command_id)
+        return self._replay(meta, record)
+
+    def _replay(self, meta: GameMeta, record: CommandRecord) -> Accepted:
+        """The first answer to a repeated command: the events it appended, as seen now."""
+        over = self._repository.latest(meta).over
+        events = self._repository.read(meta.game_id, after=record.first - 1, upto=record.last)
+        shown = shown_events(meta.rules, events, game_over=over)
+        return Accepted(record.last, shown, record.awaiting_random)
+
+    def _await_draw(self, meta: GameMeta, command: PlayAction, accepted: Accepted) -> Accepted:
+        """The answer once the command's draws are recorded, or the first if time runs out.
+
+        The command's record is updated to the completed answer, so that repeating the
+        command returns what this first answer said.
+        """
+        assert command.seat is not None
+        first = int(accepted.events[0]["version"])
+        drawn = self._await_draws(meta, accepted.version, command.wait_seconds)
+        completing = list(itertools.takewhile(lambda e: e.actor == SYSTEM, drawn))
+        if not completing:
+            return accepted
+        last = completing[-1].version
+        state = self._repository.state_at(meta, last)
+        pending = play.status(meta.rules, state) == AWAITING_RANDOM
+        record = CommandRecord(command.seat, first, last, pending, command.fingerprint)
+        self._repository.remember_command(meta.game_id, command.command_id, record)
+        return self._replay(meta, record)
+
+    def _await_draws(self, meta: GameMeta, after: int, wait_seconds: float) -> list[StoredEvent]:
+        """Block on the stream (never a sleep) until the game stops awaiting randomness."""
+        deadline = time.monotonic() + wait_seconds
+        later: list[StoredEvent] = []
+        while (remaining := deadline - time.monotonic()) > 0:
+            block = max(1, int(1000 * remaining))
+            later += self._repository.wait(meta.game_id, after=after, block_ms=block)
+            after = later[-1].version if later else after
+            # Judge by the last event collected, not the latest state: a draw made meanwhile
+            # must arrive in ``later`` too, or the answer would miss it.
+            if later:
+                state = self._repository.state_at(meta, after)
+                if play.status(meta.rules, state) != AWAITING_RANDOM:
+                    break
+        return later

@@ -1,0 +1,48 @@
+"""What a game waits for when no person is to act, and the queue that gets it done.
+
+After every append the game may wait on a worker: for a random draw (nobody may act until it
+is recorded), for a bot seat's move, or, once a tournament's game is over, for its tournament
+to advance. ``next_job`` says which, from the state alone, so the
+API, the worker and the sweeper always agree; a ``JobQueue`` carries the job to a worker.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from domain.ai import bot_to_move
+from domain.engine.game import Game
+from domain.engine.types import GameState
+from service.games.repository import AWAITING_RANDOM
+
+JobKind = Literal["draw", "bot", "tournament"]
+
+
+class JobQueue(Protocol):
+    """Hands ``(game_id, version)`` jobs to the workers; a job for a stale version does
+    nothing, so running the same job twice is harmless. ``enqueue`` may say whether it
+    pushed the job (False: the queue already held it)."""
+
+    def enqueue(self, kind: JobKind, game_id: str, version: int) -> bool | None: ...
+
+
+def enqueue_next(
+    jobs: JobQueue, game: Game[Any], game_id: str, state: GameState[Any], status: str
+) -> None:
+    """After an append: hand the workers what the game now waits for, if anything."""
+    job = next_job(game, state, status)
+    if job is not None:
+        jobs.enqueue(job, game_id, state.version)
+
+
+def next_job(game: Game[Any], state: GameState[Any], status: str) -> JobKind | None:
+    """The job the game waits for at ``state`` (whose status is ``status``), if any: a
+    tournament game that ended waits for its tournament to take note (and maybe start the
+    next round)."""
+    if status == "over":
+        return "tournament" if state.created.tournament is not None else None
+    if status == AWAITING_RANDOM:
+        return "draw"
+    if status == "active" and bot_to_move(game, state) is not None:
+        return "bot"
+    return None

@@ -1,0 +1,110 @@
+"""The queries: games as a viewer may see them, their events, their export and the list.
+
+Every answer passes through ``views``, the one place that decides what a viewer may see.
+Nothing here writes, and nothing knows HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from domain.engine import play
+from domain.engine.log import StoredEvent
+from domain.engine.types import JSON, GameState
+from service.errors import organizer_only
+from service.games.access import Viewer
+from service.games.catalog import GameMeta
+from service.games.legal_cache import LegalActionsCache
+from service.games.repository import GameRepository
+from service.games.views import game_view, shown_events
+
+#: The legal-action lists' budget per process: thousands of states' lists.
+LEGAL_CACHE_BYTES = 8 * 1024 * 1024
+
+
+class GameQueries:
+    def __init__(
+        self, repository: GameRepository, *, legal_cache_bytes: int = LEGAL_CACHE_BYTES
+    ) -> None:
+        self._repository = repository
+        self._legal = LegalActionsCache(legal_cache_bytes)
+
+    def view(self, meta: GameMeta, viewer: Viewer, version: int | None = None) -> JSON:
+        """The game now, or at ``version``, as ``viewer`` may see it."""
+        seat = viewer.reader_seat(meta.game_id)
+        latest = self._repository.latest(meta)
+        state = (
+            latest if version is None else self._repository.state_at(meta, version, latest=latest)
+        )
+        return game_view(
+            meta.rules,
+            state,
+            seat,
+            seats=meta.seats_json(),
+            revealed_seed=latest.seed,
+            bot_failure=self._bot_failure(meta, latest) if state is latest else None,
+        )
+
+    def _bot_failure(self, meta: GameMeta, latest: GameState[Any]) -> JSON | None:
+        """The bot move that failed at the game's current version, if any: the game waits
+        there (docs/ai.md). Only games with bots ask the store; a failure at an earlier
+        version is over (the bot has moved since) and shows as null."""
+        if latest.over or not any(seat.bot for seat in meta.seats):
+            return None
+        failure = self._repository.store.bot_failure(meta.game_id)
+        return failure if failure is not None and failure["version"] == latest.version else None
+
+    def legal_actions(self, meta: GameMeta, viewer: Viewer) -> JSON:
+        """The actions ``viewer``'s seat may post now; listed once per state and seat."""
+        seat = viewer.require_seat(meta.game_id)
+        head = self._repository.head(meta)
+        key = (meta.game_id, head.hash, seat)
+        actions = self._legal.get(key)
+        if actions is None:
+            actions = [a.to_json() for a in play.legal_actions(meta.rules, head.state, seat)]
+            self._legal.put(key, actions)
+        return {"version": head.state.version, "actions": actions}
+
+    def events(self, meta: GameMeta, viewer: Viewer, *, after: int, limit: int) -> JSON:
+        viewer.reader_seat(meta.game_id)
+        state = self._repository.latest(meta)
+        upto = min(state.version, after + limit)
+        page = self._repository.read(meta.game_id, after=after, upto=upto)
+        return {
+            "version": state.version,
+            "events": shown_events(meta.rules, page, game_over=state.over),
+        }
+
+    def follow(self, meta: GameMeta, after: int, block_ms: int) -> list[StoredEvent]:
+        """Events after ``after``, waiting up to ``block_ms`` for the first (for SSE)."""
+        return self._repository.wait(meta.game_id, after=after, block_ms=block_ms)
+
+    def shown(self, meta: GameMeta, events: list[StoredEvent], *, game_over: bool) -> list[JSON]:
+        return shown_events(meta.rules, events, game_over=game_over)
+
+    def export(self, meta: GameMeta, viewer: Viewer) -> list[StoredEvent]:
+        """The full log: public once the game is over, before that only for the organizer."""
+        state = self._repository.latest(meta)
+        if not state.over and not viewer.organizer:
+            raise organizer_only("export before the end", anonymous=viewer.anonymous)
+        return self._repository.read(meta.game_id, upto=state.version)
+
+    def list_games(self, *, offset: int, limit: int) -> JSON:
+        store = self._repository.store
+        ids = store.list_ids(offset=offset, limit=limit)
+        games: list[dict[str, Any]] = []
+        for game_id, raw in zip(ids, store.metas(ids), strict=True):
+            if raw is None:
+                continue
+            games.append(
+                {
+                    "id": game_id,
+                    "game": raw["game"],
+                    "created_at": raw["created_at"],
+                    "version": int(raw["version"]),
+                    "status": raw.get("status", "active"),
+                    "seats": json.loads(raw["seats"]),
+                }
+            )
+        return {"games": games, "total": store.count(), "offset": offset, "limit": limit}

@@ -1,0 +1,373 @@
+"""The worker's handlers: record the draw a game awaits, play the bot seat whose move it is.
+
+Both are idempotent: each decides against the version its job names and appends through the
+same conditional append as a person's move, so a job that runs twice, or a job for a version
+that has moved on, writes nothing. A bot's move carries the command id ``bot-<version>``.
+
+A bot's move is bounded in time (``bot_move_seconds``) as well as by its iterations, and a
+bot that fails (out of time, or a bug) fails loudly: the move is logged, counted, kept in the
+game's meta where its view shows it, and nothing is appended. No other move is ever played
+in its place, so how fast a machine is never decides what happens in a game.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, Protocol
+
+from rq.timeouts import JobTimeoutException
+
+from domain.ai import UNBOUNDED, BotTimedOut, Budget, bot_to_move
+from domain.ai.policy import Policy
+from domain.engine import play, rng
+from domain.engine.types import SYSTEM, Event, GameState
+from service.games.catalog import GameMeta
+from service.games.follow_ups import JobKind, JobQueue, enqueue_next
+from service.games.repository import AWAITING_RANDOM, GameRepository, Recorded
+from service.games.state_cache import Head
+
+log = logging.getLogger(__name__)
+
+#: Seeds a worker keeps in memory, most recently used: a game's seed never changes, and every
+#: draw and bot move needs it (one round trip each, otherwise).
+SEEDS_KEPT = 4096
+
+
+def _nothing(game_id: str) -> None:
+    """The default hook: production jobs never pause."""
+
+
+@dataclass(frozen=True, slots=True)
+class JobHooks:
+    """Points inside a job where a test may hold it, to SIGKILL its worker exactly there.
+
+    Production passes none; the crash tests build their workers with hooks of their own.
+    """
+
+    #: A draw job, before it draws.
+    before_draw: Callable[[str], None] = _nothing
+    #: A bot job once its move is chosen, before it is appended.
+    bot_decided: Callable[[str], None] = _nothing
+    #: A bot job after its move is appended, before the job finishes.
+    bot_written: Callable[[str], None] = _nothing
+    #: A tournament job (a game of it ended), before the tournament advances.
+    before_tournament: Callable[[str], None] = _nothing
+
+
+class TournamentRunner(Protocol):
+    """What the worker asks of the tournaments (``service.tournaments.running.Tournaments``)."""
+
+    def game_over(self, game_id: str) -> None: ...
+
+    def advance_running(self) -> None: ...
+
+
+#: Why a bot's move failed: it ran out of time, or its policy raised (a bug).
+FailureReason = Literal["timeout", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class BotFailure:
+    """A bot move that failed: kept in the game's meta (``bot_failure``) and shown in its
+    view while the game still stands at ``version``."""
+
+    seat: int
+    #: The version the game stood at, the one the job named (its move would be the next).
+    version: int
+    strength: str
+    reason: FailureReason
+    #: Short, and public: the details (a traceback) are in the worker's log only.
+    message: str
+    at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Automation:
+    """Draws and bot moves, as the RQ jobs make them.
+
+    ``bot_move_seconds`` bounds each bot move on ``monotonic`` (None: no bound).
+    """
+
+    def __init__(
+        self,
+        repository: GameRepository,
+        jobs: JobQueue,
+        policies: Mapping[str, Policy],
+        hooks: JobHooks | None = None,
+        *,
+        bot_move_seconds: float | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+        tournaments: TournamentRunner | None = None,
+    ) -> None:
+        self._repository = repository
+        self._tournaments = tournaments
+        self._jobs = jobs
+        self._policies = policies
+        self._hooks = hooks or JobHooks()
+        self._bot_move_seconds = bot_move_seconds
+        self._monotonic = monotonic
+        self._seeds = _Seeds(repository, SEEDS_KEPT)
+
+    def resolve_draw(self, game_id: str, version: int) -> int:
+        """Record the draw the game awaits at ``version``; return how many draws were made.
+
+        Idempotent: a stale version, a game that awaits nothing, or a lost race (someone
+        else appended first) does nothing. Draws that follow one another (setups with
+        several) are made in a row.
+        """
+        self._hooks.before_draw(game_id)
+        meta = self._repository.meta(game_id)
+        made = 0
+        head = self._repository.head(meta)
+        while head.state.version == version and not head.state.over:
+            draw = meta.rules.pending_draw(head.state.board)
+            if draw is None:
+                break
+            seed = self._seeds.get(game_id)
+            outcome = rng.draw(seed, game_id, version + 1, draw.label, draw.kind, draw.n)
+            events, decided = play.resolve_draw_step(meta.rules, head.state, outcome)
+            result = self._record(meta, head, events, decided, seat=SYSTEM, command_id=None)
+            if result is None:
+                break
+            made += 1
+            version = result.state.version
+            head = Head(result.state, result.events[-1].hash)
+        return made
+
+    def tournament_game_over(self, game_id: str, version: int) -> bool:
+        """A tournament game ended at ``version``: its tournament takes note and, once the
+        round is over, makes the next (idempotent: ``Tournaments.advance``)."""
+        if self._tournaments is None:
+            return False
+        self._hooks.before_tournament(game_id)
+        self._tournaments.game_over(game_id)
+        return True
+
+    def advance_tournaments(self) -> None:
+        """Advance every running tournament that can (the sweeper's part)."""
+        if self._tournaments is not None:
+            self._tournaments.advance_running()
+
+    def play_bot(
+        self, game_id: str, version: int, thought: Callable[[], None] = lambda: None
+    ) -> bool:
+        """Make the move of the bot seat to act at ``version``; False when stale, or when
+        the bot failed (then the failure is recorded and nothing is appended).
+
+        The bot decides from legal actions and the game's public bot kit, with its own
+        random stream (label ``bot-<seat>``, consuming none of the game's draws), and its move
+        goes through the same append as a person's: a job that runs twice writes once.
+        ``thought`` is called once the bot has decided (or found nothing to decide), before
+        the move is appended: a drain then lets the next bot think (``service.jobs.drain``).
+
+        It decides against this process's cached head when that is at ``version`` (a worker
+        playing a game of bots wrote it itself), as a person's move does: the append refuses
+        a head the stream has moved past. Refused, it reads the head from the store (which
+        folds again if the store lost what the cache saw) and plays from there, if the move
+        is still to be made.
+        """
+        meta = self._repository.meta(game_id)
+        cached = self._repository.cached_head(game_id)
+        if cached is not None and cached.state.version == version:
+            made = self._bot_turn(meta, cached, version, thought)
+            if made is not None:
+                return made
+        return bool(self._bot_turn(meta, self._repository.head(meta), version, thought))
+
+    def _bot_turn(
+        self, meta: GameMeta, head: Head, version: int, thought: Callable[[], None]
+    ) -> bool | None:
+        """``play_bot`` against ``head``: True when written, False when stale or the bot
+        failed, None when the append refused it (the stream is not at ``head``)."""
+        try:
+            state = head.state
+            seat = bot_to_move(meta.bundle, state) if state.version == version else None
+            if seat is None or state.over:
+                return False
+            move = self._bot_move(meta, state, seat)
+        finally:
+            thought()
+        if move is None:
+            return False
+        events, decided = move
+        self._hooks.bot_decided(meta.game_id)
+        result = self._record(meta, head, events, decided, seat=seat, command_id=f"bot-{version}")
+        if result is None:
+            return None
+        self._hooks.bot_written(meta.game_id)
+        return True
+
+    def _bot_move(
+        self, meta: GameMeta, state: GameState[Any], seat: int
+    ) -> tuple[list[Event], GameState[Any]] | None:
+        """The bot's move, decided within ``bot_move_seconds``; None when the bot failed.
+
+        A policy that runs out of time, raises, or answers an action the rules refuse (a bug)
+        gets no other move played in its place: a move nobody asked for, or one that depends
+        on how fast the machine is, would break the game's determinism. The failure is
+        logged, counted and recorded in the game's meta, where its view shows it; the game
+        waits at this version until the bot succeeds (``retry_failed``, docs/ai.md).
+        """
+        version = state.version
+        strength = meta.seats[seat].bot or ""
+        seed = self._seeds.get(meta.game_id)
+        stream = rng.DrawStream(seed, meta.game_id, version + 1, f"bot-{seat}")
+        seconds = self._bot_move_seconds
+        budget = UNBOUNDED if seconds is None else Budget.of(seconds, self._monotonic)
+        try:
+            action = self._policies[strength].choose(meta.bundle, state, seat, stream, budget)
+            return play.step(meta.rules, state, seat, action)
+        except BotTimedOut as error:
+            message = f"{strength} {error}"
+            self._failed(meta.game_id, seat, version, strength, "timeout", message)
+        except JobTimeoutException:  # RQ's net, far above the bound: code that never checks
+            message = f"{strength} was stopped by the job timeout"
+            self._failed(meta.game_id, seat, version, strength, "timeout", message)
+        except Exception as error:
+            message = f"{strength} failed ({type(error).__name__})"
+            self._failed(meta.game_id, seat, version, strength, "error", message)
+        return None
+
+    def _failed(
+        self,
+        game_id: str,
+        seat: int,
+        version: int,
+        strength: str,
+        reason: FailureReason,
+        message: str,
+    ) -> None:
+        """Fail loudly: log (ERROR; a bug with its traceback), count, and show in the game."""
+        log.error(
+            "bot move failed: game %s seat %d version %d strength %s reason %s: %s",
+            game_id,
+            seat,
+            version,
+            strength,
+            reason,
+            message,
+            exc_info=reason == "error",
+        )
+        failure = BotFailure(seat, version, strength, reason, message, self._repository.clock())
+        self._repository.store.record_bot_failure(game_id, failure.to_json())
+
+    def _record(
+        self,
+        meta: GameMeta,
+        head: Head,
+        events: list[Event],
+        decided: GameState[Any],
+        *,
+        seat: int | str,
+        command_id: str | None,
+    ) -> Recorded | None:
+        """Append; on success enqueue what the game waits for next. None when refused."""
+        result = self._repository.append(
+            meta, head, events, decided, seat=seat, command_id=command_id
+        )
+        if not isinstance(result, Recorded):
+            return None
+        enqueue_next(self._jobs, meta.bundle, meta.game_id, result.state, result.status)
+        return result
+
+    def waiting_jobs(self, *, batch: int = 500) -> Iterator[tuple[JobKind, str, int]]:
+        """Every (kind, game, version) waiting on a worker: a draw, or a bot's move.
+
+        A bot move that failed at the game's current version is not waiting: it failed
+        loudly and stays failed until retried (``retry_failed``), so the sweeper never runs
+        it again and again.
+        """
+        catalog = self._repository.catalog
+        for game_id, raw in self._games(batch):
+            if raw.get("status") == AWAITING_RANDOM:
+                yield "draw", game_id, int(raw["version"])
+            elif raw.get("status") == "active":
+                if failed_at(raw) == int(raw["version"]):
+                    continue
+                meta = catalog.find(game_id)
+                if meta is None or not any(seat.bot for seat in meta.seats):
+                    continue
+                state = self._repository.latest(meta)
+                if bot_to_move(meta.bundle, state) is not None:
+                    yield "bot", game_id, state.version
+
+    def failed_bot_moves(self) -> Iterator[tuple[str, int]]:
+        """Every (game, version) whose bot move failed at the version the game stands at.
+
+        Reads only the games a failure was recorded for (``bot_failed_games``), not every
+        game; those that have moved on since are forgotten on the way.
+        """
+        store = self._repository.store
+        ids = store.bot_failed_games()
+        over = []
+        for game_id, raw in zip(ids, store.metas(ids), strict=True):
+            version = int(raw["version"]) if raw else 0
+            if raw is not None and raw.get("status") == "active" and failed_at(raw) == version:
+                yield game_id, version
+            else:
+                over.append(game_id)
+        store.forget_bot_failures(over)
+
+    def retry_failed(self) -> list[tuple[str, int]]:
+        """Enqueue every failed bot move again; the (game, version) pairs enqueued.
+
+        Each worker does this once, as it starts (``service.jobs.worker``): restarting the workers
+        with a larger ``FLOE_BOT_MOVE_SECONDS``, or with the bug fixed, resumes the games. The
+        failure stays recorded until the bot succeeds; failing again records it again.
+        """
+        retried = []
+        for game_id, version in self.failed_bot_moves():
+            if self._jobs.enqueue("bot", game_id, version) is not False:
+                log.warning("retrying the failed bot move of %s at v%d", game_id, version)
+                retried.append((game_id, version))
+        return retried
+
+    def _games(self, batch: int) -> Iterator[tuple[str, dict[str, str]]]:
+        """Every game's id and raw metadata, newest first, ``batch`` per round trip."""
+        store = self._repository.store
+        offset = 0
+        while True:
+            ids = store.list_ids(offset=offset, limit=batch)
+            if not ids:
+                return
+            for game_id, raw in zip(ids, store.metas(ids), strict=True):
+                if raw is not None:
+                    yield game_id, raw
+            offset += batch
+
+
+class _Seeds:
+    """The seeds of the games this worker played last, read once each (thread-safe)."""
+
+    def __init__(self, repository: GameRepository, kept: int) -> None:
+        self._repository = repository
+        self._kept = kept
+        self._seeds: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> bytes:
+        with self._lock:
+            seed = self._seeds.get(game_id)
+            if seed is not None:
+                self._seeds.move_to_end(game_id)
+                return seed
+        seed = self._repository.seed(game_id)
+        with self._lock:
+            self._seeds[game_id] = seed
+            while len(self._seeds) > self._kept:
+                self._seeds.popitem(last=False)
+        return seed
+
+
+def failed_at(raw_meta: Mapping[str, str]) -> int | None:
+    """The version at which the game's last recorded bot failure happened, if any."""
+    failure = raw_meta.get("bot_failure")
+    return None if failure is None else int(json.loads(failure)["version"])

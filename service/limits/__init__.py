@@ -1,0 +1,1 @@
+"""What one client may hold or ask for: rate limits, quotas and long requests."""

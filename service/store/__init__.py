@@ -1,0 +1,1 @@
+"""The event store: one Redis stream per game, conditional appends, and what makes them durable."""

@@ -1,0 +1,339 @@
+"""The event store: one Redis stream per game, appended only through one Lua script.
+
+Keys share the hash tag ``{<game_id>}`` so one game lives in one Redis Cluster slot:
+
+- ``floe:{g}:events``   the stream; entry id ``0-<version>``, field ``e`` = the stored event
+- ``floe:{g}:meta``     hash: game, created_at, seats (JSON), version, head (hash), status,
+                        and ``bot_failure`` (JSON) once a bot's move has failed
+- ``floe:{g}:seed``     the secret seed (hex), never served before the game ends
+- ``floe:{g}:commands`` hash: ``<seat>:<command_id>`` -> the accepted command's record (JSON)
+- ``floe:games``        sorted set of game ids by creation time (for listing; not in a slot)
+- ``floe:stats:bot-failures``  how many bot moves have failed, ever (a counter; not in a slot)
+- ``floe:bot-failed``   set of game ids whose bot move failed (for the retry at start-up; a
+                        game leaves it once seen moving on)
+
+Streams are never trimmed and entries never edited.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import redis
+
+from domain.engine.canonical import canonical_json
+from domain.engine.log import EventReader, StoredEvent
+from service.store import codec as json_codec
+from service.store.appends import CHANNEL, AppendSignals
+from service.store.durability import ReplicaAcks
+
+GAMES_INDEX = "floe:games"
+BOT_FAILURES_KEY = "floe:stats:bot-failures"
+#: The games whose last recorded bot move failed, so a retry reads those, not every game.
+BOT_FAILED_GAMES = "floe:bot-failed"
+
+
+def events_key(game_id: str) -> str:
+    return f"floe:{{{game_id}}}:events"
+
+
+def meta_key(game_id: str) -> str:
+    return f"floe:{{{game_id}}}:meta"
+
+
+def seed_key(game_id: str) -> str:
+    return f"floe:{{{game_id}}}:seed"
+
+
+def commands_key(game_id: str) -> str:
+    return f"floe:{{{game_id}}}:commands"
+
+
+# KEYS: events, meta, seed.  ARGV: first event, its hash, seed hex, then meta field/value pairs.
+# Creates the game only if its meta does not exist yet; nothing is written otherwise.
+# Publishes the new head on ``CHANNEL`` (``service/store/appends.py`` wakes the game's waiters).
+CREATE_SCRIPT = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 'exists' end
+redis.call('XADD', KEYS[1], '0-1', 'e', ARGV[1])
+redis.call('SET', KEYS[3], ARGV[3])
+redis.call('HSET', KEYS[2], 'version', 1, 'head', ARGV[2])
+for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' 1')
+return 'ok'
+""".replace("$CHANNEL", CHANNEL)
+
+# KEYS: events, meta, commands.
+# ARGV: expected version, expected head hash, new head hash, command key ('' for none),
+#       command record, new status ('' to keep), then the events in version order.
+# Every check runs before the first write, so a refused append changes nothing. An accepted
+# one publishes the new head on ``CHANNEL``, as creating does.
+APPEND_SCRIPT = """
+if ARGV[4] ~= '' then
+  local prior = redis.call('HGET', KEYS[3], ARGV[4])
+  if prior then return {'duplicate', prior} end
+end
+local version = tonumber(redis.call('HGET', KEYS[2], 'version'))
+if version == nil then return {'missing', ''} end
+if version ~= tonumber(ARGV[1]) or redis.call('HGET', KEYS[2], 'head') ~= ARGV[2] then
+  return {'conflict', tostring(version)}
+end
+for i = 7, #ARGV do
+  version = version + 1
+  redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[i])
+end
+redis.call('HSET', KEYS[2], 'version', version, 'head', ARGV[3])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'status', ARGV[6]) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
+redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' ' .. version)
+return {'ok', tostring(version)}
+""".replace("$CHANNEL", CHANNEL)
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """The command was accepted before; ``record`` is what was stored with it."""
+
+    record: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The stream moved on (or the head differs): nothing was written."""
+
+    version: int
+
+
+class GameExists(Exception):
+    """A game with this id already exists."""
+
+
+class EventStore(EventReader, Protocol):
+    """Where games live: append-only logs with conditional appends, plus each game's metadata,
+    secret seed and accepted commands. ``RedisEventStore`` is the one implementation; every
+    test of the store and the API runs it against a real Redis."""
+
+    def create(
+        self, first: StoredEvent, *, seed_hex: str, meta: Mapping[str, str], created_ms: int
+    ) -> None: ...
+
+    def append(
+        self,
+        events: Sequence[StoredEvent],
+        *,
+        command_key: str | None = None,
+        command_record: Mapping[str, Any] | None = None,
+        status: str | None = None,
+    ) -> Appended | Duplicate | Conflict: ...
+
+    def command(self, game_id: str, command_key: str) -> Mapping[str, Any] | None: ...
+
+    def remember_command(
+        self, game_id: str, command_key: str, record: Mapping[str, Any]
+    ) -> None: ...
+
+    def wait(self, game_id: str, *, after: int, block_ms: int) -> list[StoredEvent]: ...
+
+    def meta(self, game_id: str) -> dict[str, str] | None: ...
+
+    def metas(self, game_ids: Sequence[str]) -> list[dict[str, str] | None]: ...
+
+    def seed(self, game_id: str) -> str: ...
+
+    def list_ids(self, *, offset: int, limit: int) -> list[str]: ...
+
+    def count(self) -> int: ...
+
+    def ping(self) -> bool: ...
+
+    def record_bot_failure(self, game_id: str, failure: Mapping[str, Any]) -> None: ...
+
+    def bot_failure(self, game_id: str) -> dict[str, Any] | None: ...
+
+    def bot_failures(self) -> int: ...
+
+    def bot_failed_games(self) -> list[str]: ...
+
+    def forget_bot_failures(self, game_ids: Sequence[str]) -> None: ...
+
+
+class RedisEventStore:
+    """Redis-streams event store. The connection is passed in; nothing connects at import."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        signals: AppendSignals | None = None,
+        acks: ReplicaAcks | None = None,
+    ) -> None:
+        self._redis = client
+        self._signals = signals or AppendSignals(client)
+        self._acks = acks or ReplicaAcks(client)
+        self._create = client.register_script(CREATE_SCRIPT)
+        self._append = client.register_script(APPEND_SCRIPT)
+
+    def create(
+        self, first: StoredEvent, *, seed_hex: str, meta: Mapping[str, str], created_ms: int
+    ) -> None:
+        """Write event 1, the secret seed and the game's metadata atomically."""
+        gid = first.game_id
+        self._redis.zadd(GAMES_INDEX, {gid: created_ms})
+        args: list[str] = [canonical_json(first.to_json()), first.hash, seed_hex]
+        for field, value in meta.items():
+            args += [field, value]
+        try:
+            keys = [events_key(gid), meta_key(gid), seed_key(gid)]
+            result = self._acks.run(self._create, keys, args)
+        except redis.ResponseError:
+            # Refused before its first write (a full Redis): list no game that does not exist.
+            self._redis.zrem(GAMES_INDEX, gid)
+            raise
+        if _text(result) == "exists":
+            raise GameExists(gid)
+
+    def append(
+        self,
+        events: Sequence[StoredEvent],
+        *,
+        command_key: str | None = None,
+        command_record: Mapping[str, Any] | None = None,
+        status: str | None = None,
+    ) -> Appended | Duplicate | Conflict:
+        """Append ``events`` if the log's head is still the one they were sealed after."""
+        first = events[0]
+        gid = first.game_id
+        args = [
+            str(first.version - 1),
+            first.prev_hash,
+            events[-1].hash,
+            command_key or "",
+            json.dumps(command_record or {}),
+            status or "",
+            *(canonical_json(e.to_json()) for e in events),
+        ]
+        keys = [events_key(gid), meta_key(gid), commands_key(gid)]
+        kind, value = self._acks.run(self._append, keys, args)
+        kind, text = _text(kind), _text(value)
+        if kind == "ok":
+            return Appended(int(text))
+        if kind == "duplicate":
+            self._acks.confirm(events_key(gid))  # the first try's write: replicated now?
+            return Duplicate(json.loads(text))
+        if kind == "missing":
+            raise KeyError(gid)
+        return Conflict(int(text))
+
+    def command(self, game_id: str, command_key: str) -> Mapping[str, Any] | None:
+        """The record of an accepted command, if any (the early idempotency check)."""
+        raw = self._redis.hget(commands_key(game_id), command_key)
+        return None if raw is None else dict(json.loads(raw))
+
+    def remember_command(self, game_id: str, command_key: str, record: Mapping[str, Any]) -> None:
+        """Replace an accepted command's record (its answer grew: the draw it waited for)."""
+        self._redis.hset(commands_key(game_id), command_key, json.dumps(dict(record)))
+
+    def read(self, game_id: str, *, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
+        """Stored events with ``after < version <= upto`` (to the end when ``upto`` is None)."""
+        end = "+" if upto is None else f"0-{upto}"
+        if upto is not None and upto <= after:
+            return []
+        entries: Any = self._redis.xrange(events_key(game_id), f"0-{after + 1}", end)
+        return _decode(entries)
+
+    def meta(self, game_id: str) -> dict[str, str] | None:
+        raw = self._redis.hgetall(meta_key(game_id))
+        if not raw:
+            return None
+        return {_text(k): _text(v) for k, v in raw.items()}
+
+    def seed(self, game_id: str) -> str:
+        return _text(self._redis.get(seed_key(game_id)))
+
+    def wait(self, game_id: str, *, after: int, block_ms: int) -> list[StoredEvent]:
+        """Events after ``after``; when there are none yet, wait up to ``block_ms`` for some.
+
+        The wait holds no Redis connection: the process's one subscription rings this
+        game's waiters (``AppendSignals``), and each ring, or a periodic recheck, reads.
+        """
+        deadline = time.monotonic() + block_ms / 1000
+        with self._signals.watch(events_key(game_id)) as watch:
+            while True:
+                events = self.read(game_id, after=after)
+                remaining = deadline - time.monotonic()
+                if events or remaining <= 0:
+                    return events
+                watch.wait(remaining)
+
+    def metas(self, game_ids: Sequence[str]) -> list[dict[str, str] | None]:
+        """The metadata of many games in one round trip."""
+        pipe = self._redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hgetall(meta_key(game_id))
+        return [
+            {_text(k): _text(v) for k, v in raw.items()} if raw else None for raw in pipe.execute()
+        ]
+
+    def list_ids(self, *, offset: int, limit: int) -> list[str]:
+        """Game ids, newest first."""
+        ids = self._redis.zrevrange(GAMES_INDEX, offset, offset + limit - 1)
+        return [_text(i) for i in ids]
+
+    def count(self) -> int:
+        return int(self._redis.zcard(GAMES_INDEX))
+
+    def ping(self) -> bool:
+        return bool(self._redis.ping())
+
+    def record_bot_failure(self, game_id: str, failure: Mapping[str, Any]) -> None:
+        """Keep a failed bot move in the game's meta (replacing any earlier) and count it."""
+        pipe = self._redis.pipeline(transaction=False)  # two slots: no MULTI in a cluster
+        pipe.hset(meta_key(game_id), "bot_failure", json.dumps(dict(failure)))
+        pipe.incr(BOT_FAILURES_KEY)
+        pipe.sadd(BOT_FAILED_GAMES, game_id)
+        pipe.execute()
+
+    def bot_failed_games(self) -> list[str]:
+        """The games whose bot move failed at some point and were not yet seen moving on."""
+        return sorted(_text(g) for g in self._redis.smembers(BOT_FAILED_GAMES))
+
+    def forget_bot_failures(self, game_ids: Sequence[str]) -> None:
+        """Drop games whose failure is over (the bot moved, or the game ended)."""
+        if game_ids:
+            self._redis.srem(BOT_FAILED_GAMES, *game_ids)
+
+    def bot_failure(self, game_id: str) -> dict[str, Any] | None:
+        """The last failed bot move the game's meta keeps, if any (it may be stale)."""
+        raw = self._redis.hget(meta_key(game_id), "bot_failure")
+        return None if raw is None else dict(json.loads(raw))
+
+    def bot_failures(self) -> int:
+        """How many bot moves have failed, across all games."""
+        return int(self._redis.get(BOT_FAILURES_KEY) or 0)
+
+
+def refused_for_memory(error: BaseException) -> bool:
+    """Whether Redis refused a write because it is at ``maxmemory`` (``noeviction``).
+
+    A plain command raises ``OutOfMemoryError``; inside a script Redis 6 wraps the same
+    ``-OOM`` reply in a script error. A script that meets it at its first write wrote nothing.
+    """
+    if isinstance(error, redis.exceptions.OutOfMemoryError):
+        return True
+    return isinstance(error, redis.ResponseError) and "OOM command not allowed" in str(error)
+
+
+def _decode(entries: Any) -> list[StoredEvent]:
+    """Stream entries as events; ``json_codec`` reads them as ``json`` would, faster."""
+    return [StoredEvent.from_json(json_codec.decode(fields[b"e"])) for _, fields in entries]
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

@@ -1,0 +1,1 @@
+"""Tables: strangers gather seat by seat before their game exists."""

@@ -1,0 +1,274 @@
+"""Tables in Redis: one hash per table, changed only by named Lua scripts.
+
+A table is not a game and not an event stream: it is a small record that people fill seat by
+seat before a game exists. Keys share the hash tag ``{<table_id>}`` where one table is
+concerned, so each script touches one slot:
+
+- ``floe:table:{t}``            hash: ``game``, ``options`` (JSON), ``seats`` (the count),
+  ``created_at``, ``expires_at``, ``status`` (open, starting, started, cancelled), ``host``
+  (the host token's SHA-256), ``creator``, ``game_id``, and per seat ``seat:<i>:name``,
+  ``seat:<i>:bot``, ``seat:<i>:open`` (``1`` for a seat a stranger may take) and
+  ``seat:<i>:token`` (the SHA-256 of its token, once someone holds it).
+- ``floe:tables:open``, ``floe:tables:started``  sorted sets of table ids by creation (for
+  listing; members whose table expired are dropped when listed).
+- ``floe:tables:creator:{c}``   sorted set: a creator's open tables, scored by expiry (ms).
+
+An open table expires with its key (``PEXPIRE``); a started or cancelled one is kept a while
+longer, so a link to it still answers, then expires too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import redis
+from redis.typing import EncodableT, FieldT
+
+from service.limits.slots import ExpiringSlots
+from service.store.durability import ReplicaAcks
+
+OPEN_INDEX = "floe:tables:open"
+STARTED_INDEX = "floe:tables:started"
+
+TableStatus = Literal["open", "starting", "started", "cancelled"]
+
+
+def table_key(table_id: str) -> str:
+    return f"floe:table:{{{table_id}}}"
+
+
+def creator_key(creator: str) -> str:
+    return f"floe:tables:creator:{{{creator}}}"
+
+
+# KEYS: the table.  ARGV: its TTL (ms), then field, value, ... . Writes the whole record and
+# its TTL at once (a record never lives without its expiry).
+PUT_SCRIPT = """
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
+# KEYS: the table.  ARGV: the seat to take, the joiner's name, the SHA-256 of the token made
+# for that seat, '1' if the joiner holds the host's quota slot for the game.
+# Takes the seat if it is still open and free: {'ok', open seats left}; the last seat turns
+# the table 'starting' (its game is made next), and only a joiner holding the quota slot may
+# take it. Refusals write nothing: {'missing'}, {'not_open', status}, {'table_full'},
+# {'taken'} (another joiner took that seat first: read again), {'reserve_first'}.
+JOIN_SCRIPT = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'missing'} end
+if status ~= 'open' then return {'not_open', status} end
+local n = tonumber(redis.call('HGET', KEYS[1], 'seats'))
+local free = 0
+for i = 0, n - 1 do
+  local prefix = 'seat:' .. i .. ':'
+  if redis.call('HGET', KEYS[1], prefix .. 'open') == '1'
+      and redis.call('HEXISTS', KEYS[1], prefix .. 'token') == 0 then
+    free = free + 1
+  end
+end
+if free == 0 then return {'table_full'} end
+local prefix = 'seat:' .. ARGV[1] .. ':'
+if redis.call('HGET', KEYS[1], prefix .. 'open') ~= '1'
+    or redis.call('HEXISTS', KEYS[1], prefix .. 'token') == 1 then
+  return {'taken'}
+end
+if free == 1 and ARGV[4] ~= '1' then return {'reserve_first'} end
+redis.call('HSET', KEYS[1], prefix .. 'name', ARGV[2], prefix .. 'token', ARGV[3])
+if free == 1 then redis.call('HSET', KEYS[1], 'status', 'starting') end
+return {'ok', free - 1}
+"""
+
+# KEYS: the table.  ARGV: from status, to status, TTL (ms) of the record from now ('' keeps).
+# Moves the table from one status to another: 1, or 0 when it was not in ``from``.
+MOVE_SCRIPT = """
+if redis.call('HGET', KEYS[1], 'status') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[2])
+if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class TableSeat:
+    seat: int
+    name: str | None
+    bot: str | None
+    #: A seat strangers may take (it stays open-marked once taken: ``taken`` says so).
+    open: bool
+    taken: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    """A table as stored (secrets only as hashes)."""
+
+    id: str
+    game: str
+    options: Mapping[str, Any]
+    seats: tuple[TableSeat, ...]
+    status: TableStatus
+    created_at: str
+    expires_at: str
+    game_id: str
+    host_hash: str
+    creator: str
+    token_hashes: tuple[str | None, ...]
+
+    @property
+    def open_seats(self) -> int:
+        return sum(1 for s in self.seats if s.open and not s.taken)
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    open_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class JoinRefused:
+    #: ``missing``, ``not_open`` or ``table_full``.
+    reason: str
+    status: str | None = None
+
+
+class TableStore:
+    """The tables' records. The connection is passed in; nothing connects at import."""
+
+    def __init__(self, client: redis.Redis, acks: ReplicaAcks | None = None) -> None:
+        self._acks = acks or ReplicaAcks(client)
+        self._redis = client
+        self._put = client.register_script(PUT_SCRIPT)
+        self._join = client.register_script(JOIN_SCRIPT)
+        self._move = client.register_script(MOVE_SCRIPT)
+        self._open_slots = ExpiringSlots(client)
+
+    def count_open(
+        self, creator: str, table_id: str, *, now_ms: int, expiry_ms: int, limit: int
+    ) -> bool:
+        """Count ``table_id`` among ``creator``'s open tables if under ``limit``."""
+        key = creator_key(creator)
+        return self._open_slots.take(key, table_id, now_ms=now_ms, until_ms=expiry_ms, limit=limit)
+
+    def uncount_open(self, creator: str, table_id: str) -> None:
+        self._open_slots.give_back(creator_key(creator), table_id)
+
+    def put(self, record: TableRecord, *, ttl_ms: int, created_ms: int) -> None:
+        """Write a new table, with its TTL, and list it by status."""
+        fields: dict[FieldT, EncodableT] = {
+            "game": record.game,
+            "options": json.dumps(dict(record.options)),
+            "seats": str(len(record.seats)),
+            "created_at": record.created_at,
+            "expires_at": record.expires_at,
+            "status": record.status,
+            "host": record.host_hash,
+            "creator": record.creator,
+            "game_id": record.game_id,
+        }
+        for seat, token_hash in zip(record.seats, record.token_hashes, strict=True):
+            prefix = f"seat:{seat.seat}:"
+            fields[prefix + "open"] = "1" if seat.open else "0"
+            if seat.name is not None:
+                fields[prefix + "name"] = seat.name
+            if seat.bot is not None:
+                fields[prefix + "bot"] = seat.bot
+            if token_hash is not None:
+                fields[prefix + "token"] = token_hash
+        args: list[EncodableT] = [ttl_ms]
+        for field, value in fields.items():
+            args += [field, value]
+        self._acks.run(self._put, [table_key(record.id)], args)
+        # The listing is an index beside the record, in another slot (so not in the script):
+        # a table written but not yet listed is still found by its id, and expires.
+        self._redis.zadd(
+            OPEN_INDEX if record.status == "open" else STARTED_INDEX, {record.id: created_ms}
+        )
+
+    def get(self, table_id: str) -> TableRecord | None:
+        raw = self._redis.hgetall(table_key(table_id))
+        return None if not raw else _record(table_id, {_text(k): _text(v) for k, v in raw.items()})
+
+    def many(self, table_ids: Sequence[str]) -> list[TableRecord | None]:
+        pipe = self._redis.pipeline(transaction=False)
+        for table_id in table_ids:
+            pipe.hgetall(table_key(table_id))
+        return [
+            _record(tid, {_text(k): _text(v) for k, v in raw.items()}) if raw else None
+            for tid, raw in zip(table_ids, pipe.execute(), strict=True)
+        ]
+
+    def join(
+        self, table_id: str, seat: int, name: str, token_hash: str, *, reserved: bool
+    ) -> Joined | JoinRefused:
+        args = [str(seat), name, token_hash, "1" if reserved else "0"]
+        reply: Any = self._acks.run(self._join, [table_key(table_id)], args)
+        kind = _text(reply[0])
+        if kind == "ok":
+            return Joined(int(reply[1]))
+        return JoinRefused(kind, _text(reply[1]) if len(reply) > 1 else None)
+
+    def move(self, table_id: str, frm: TableStatus, to: TableStatus, *, ttl_ms: int | None) -> bool:
+        """``frm`` → ``to`` if the table is in ``frm``; the record then lives ``ttl_ms``."""
+        args = [frm, to, "" if ttl_ms is None else str(ttl_ms)]
+        return bool(int(self._acks.run(self._move, [table_key(table_id)], args)))
+
+    def listed(self, status: Literal["open", "started"], *, offset: int, limit: int) -> list[str]:
+        index = OPEN_INDEX if status == "open" else STARTED_INDEX
+        return [_text(t) for t in self._redis.zrevrange(index, offset, offset + limit - 1)]
+
+    def count_listed(self, status: Literal["open", "started"]) -> int:
+        return int(self._redis.zcard(OPEN_INDEX if status == "open" else STARTED_INDEX))
+
+    def unlist(self, status: Literal["open", "started"], table_ids: Sequence[str]) -> None:
+        if table_ids:
+            self._redis.zrem(OPEN_INDEX if status == "open" else STARTED_INDEX, *table_ids)
+
+    def relist_started(self, table_id: str, created_ms: int) -> None:
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.zrem(OPEN_INDEX, table_id)
+        pipe.zadd(STARTED_INDEX, {table_id: created_ms})
+        pipe.execute()
+
+
+def _record(table_id: str, raw: Mapping[str, str]) -> TableRecord:
+    count = int(raw["seats"])
+    seats = []
+    hashes: list[str | None] = []
+    for i in range(count):
+        prefix = f"seat:{i}:"
+        token = raw.get(prefix + "token")
+        seats.append(
+            TableSeat(
+                seat=i,
+                name=raw.get(prefix + "name"),
+                bot=raw.get(prefix + "bot"),
+                open=raw.get(prefix + "open") == "1",
+                taken=token is not None,
+            )
+        )
+        hashes.append(token)
+    status = raw["status"]
+    assert status in ("open", "starting", "started", "cancelled"), status
+    return TableRecord(
+        id=table_id,
+        game=raw["game"],
+        options=json.loads(raw["options"]),
+        seats=tuple(seats),
+        status=status,  # type: ignore[arg-type]
+        created_at=raw["created_at"],
+        expires_at=raw["expires_at"],
+        game_id=raw["game_id"],
+        host_hash=raw["host"],
+        creator=raw["creator"],
+        token_hashes=tuple(hashes),
+    )
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

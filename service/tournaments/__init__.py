@@ -1,0 +1,1 @@
+"""Tournaments: games whose luck is fixed up front, run round after round."""
