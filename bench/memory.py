@@ -56,13 +56,14 @@ import redis
 from bench.arktia_board import hexagonish
 from bench.report import Report, Result
 from domain.engine import play
+from domain.engine.status import GameStatus
 from domain.games.arktia.setup import MAX_BOARD_TILES
 from service.bootstrap import Floe, build
 from service.caching.sizes import ENTRY_OVERHEAD, deep_size
 from service.games.access import Viewer
 from service.games.commands import CreateGame, NewPlayer, PlayAction
 from service.games.follow_ups import JobKind
-from service.games.repository import AWAITING_RANDOM, CATALOG_SHARE
+from service.games.repository import CATALOG_SHARE
 from service.games.state_cache import SNAPSHOT_EVERY
 from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
 from service.settings import Settings
@@ -109,7 +110,7 @@ def draws(floe: Floe, game_id: str) -> None:
     """Make every draw the game awaits, as the worker would."""
     meta = floe.repository.meta(game_id)
     state = floe.repository.latest(meta)
-    while play.status(meta.rules, state) == AWAITING_RANDOM:
+    while play.status(meta.rules, state) == GameStatus.AWAITING_RANDOM:
         floe.automation.resolve_draw(game_id, state.version)
         state = floe.repository.latest(meta)
 

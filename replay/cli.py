@@ -224,24 +224,23 @@ def look(args: argparse.Namespace, open_store: source.OpenStore | None = None) -
 def show_lines(timeline: Timeline, version: int, *, colour: bool) -> list[str]:
     """``show``'s text: the header, the event that made ``version``, then the board."""
     from domain.games import GAMES
-    from replay.step import event_lines, header, outcome_line, scene
+    from replay.step import event_lines, header, outcome_line
 
     return [
         header(timeline, version),
         *event_lines(timeline, version),
         outcome_line(timeline, version),
         "",
-        *GAMES[timeline.game].text(scene(timeline, version), colour),
+        *GAMES[timeline.game].text(timeline.scene(version), colour),
     ]
 
 
 def show_svg(timeline: Timeline, version: int) -> int:
     """Print the SVG picture of ``version``, as the game's own ``svg`` draws it."""
     from domain.games import GAMES
-    from replay.step import scene
 
     title = f"{timeline.game_id} version {version}/{timeline.last}"
-    picture = GAMES[timeline.game].svg(scene(timeline, version, title))
+    picture = GAMES[timeline.game].svg(timeline.scene(version, title))
     sys.stdout.write(picture if picture.endswith("\n") else picture + "\n")
     return 0
 

@@ -23,7 +23,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain.engine.game import Scene
 from domain.games import GAMES
 from replay.timeline import Timeline, printable
 
@@ -81,19 +80,6 @@ KEYS = {
 def compact(data: Any) -> str:
     """Event data as short one-line JSON."""
     return json.dumps(data, separators=(",", ":"), sort_keys=True)
-
-
-def scene(timeline: Timeline, version: int, title: str = "") -> Scene:
-    """What the game's pictures draw at ``version``: the spectator's view, the seat names,
-    the action that made this version (if a seat's) and the outcome once over."""
-    outcome = timeline.state(version).outcome
-    return Scene.of(
-        timeline.view(version),
-        names=[seat.name for seat in timeline.seats],
-        event=timeline.event(version),
-        outcome=None if outcome is None else outcome.to_json(),
-        title=title,
-    )
 
 
 def outcome_line(timeline: Timeline, version: int) -> str:
@@ -184,7 +170,7 @@ def frame(
         bottom = f"go to version (1-{timeline.last}): {prompt}_"
     if height == 1:
         return Frame([bottom[:width]])
-    board = GAMES[timeline.game].text(scene(timeline, version), colour)
+    board = GAMES[timeline.game].text(timeline.scene(version), colour)
     board = [printable(line) for line in board]
     rows = height - 1
     fixed = _top_lines(timeline, version, width, max(1, rows - min(len(board) + 1, rows // 2)))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.engine import play
+from domain.engine.game import Scene
 from domain.engine.log import event_of
 from domain.engine.rules import Rules
 from domain.engine.types import GameState, SeatInfo
@@ -86,6 +87,18 @@ class Timeline:
 
     def status(self, version: int) -> str:
         return play.status(self.rules, self.state(version))
+
+    def scene(self, version: int, title: str = "") -> Scene:
+        """What the game's pictures draw at ``version``: the spectator's view, the seat names,
+        the action that made this version (if a seat's) and the outcome once over."""
+        outcome = self.state(version).outcome
+        return Scene.of(
+            self.view(version),
+            names=[seat.name for seat in self.seats],
+            event=self.event(version),
+            outcome=None if outcome is None else outcome.to_json(),
+            title=title,
+        )
 
     def to_act(self, version: int) -> tuple[int, ...]:
         return play.to_act(self.rules, self.state(version))

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import cast
-from urllib.parse import urlsplit
 
 import redis
-from redis.cluster import ClusterNode, RedisCluster
 
-from domain.ai import POLICIES
+from domain.ai import policies as bot_policies
 from domain.ai.policy import Policy
 from domain.games import load_game_module
 from service.clock import Clock, utc_now
@@ -29,17 +26,16 @@ from service.jobs.queue import RqJobQueue
 from service.limits.long_requests import LongRequestSlots
 from service.limits.quotas import CreatorQuotas, QuotaLimits
 from service.limits.rate_limits import Limits, RateLimiter
+from service.redis.connect import connect, connect_queue
 from service.settings import Settings
+from service.store import codec
 from service.store.appends import AppendSignals
 from service.store.durability import ReplicaAcks
-from service.store.events import RedisEventStore
+from service.store.events import EventStore, RedisEventStore
 from service.tables.seating import TableLimits, Tables
 from service.tables.store import TableStore
 from service.tournaments.running import Tournaments
 from service.tournaments.store import TournamentStore
-
-#: Seconds a command may queue for a pooled Redis connection before it gives up (503).
-REDIS_POOL_TIMEOUT = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +49,8 @@ class Floe:
     #: rebuilds the backlog from the event store.
     queue_redis: redis.Redis
     redis: redis.Redis
+    #: The event store: games' logs, records, seeds and command records.
+    store: EventStore
     repository: GameRepository
     commands: GameCommands
     queries: GameQueries
@@ -76,57 +74,6 @@ class Floe:
         )
 
 
-def connect(settings: Settings) -> redis.Redis:
-    """A client for the event store (lazy: the first command connects).
-
-    The pool is bounded and blocking: under gevent thousands of requests may want a
-    connection at the same moment (every live stream's heartbeat, say); they queue for one
-    of ``redis_connections`` instead of opening thousands, or failing. One still waiting
-    after ``REDIS_POOL_TIMEOUT`` seconds is a 503 ``store_unavailable``.
-
-    With ``redis_cluster`` it is redis-py's cluster client, started from the nodes
-    ``REDIS_URL`` lists. It is typed as ``redis.Redis`` for the stores: they use only what
-    both speak (scripts whose keys share one slot, non-transactional pipelines).
-    """
-    if settings.redis_cluster:
-        return _connect_cluster(settings)
-    return _connect_one(settings.store_url, settings.redis_connections)
-
-
-def connect_queue(settings: Settings, store: redis.Redis) -> redis.Redis:
-    """A client for the job queues: ``store`` itself unless ``FLOE_QUEUE_URL`` names another."""
-    if settings.queue_url is None:
-        return store
-    return _connect_one(settings.queue_url, settings.redis_connections)
-
-
-def _connect_one(url: str, connections: int) -> redis.Redis:
-    pool = redis.BlockingConnectionPool.from_url(
-        url,
-        max_connections=connections,
-        timeout=REDIS_POOL_TIMEOUT,
-        socket_connect_timeout=2,
-        health_check_interval=10,
-    )
-    return redis.Redis(connection_pool=pool)
-
-
-def _connect_cluster(settings: Settings) -> redis.Redis:
-    nodes = []
-    for url in settings.store_urls:
-        parts = urlsplit(url)
-        if parts.scheme not in ("redis", "rediss") or not parts.hostname:
-            raise ValueError(f"REDIS_URL: {url!r} is not a redis://host:port URL")
-        nodes.append(ClusterNode(parts.hostname, parts.port or 6379))  # type: ignore[no-untyped-call]
-    client = RedisCluster(
-        startup_nodes=nodes,
-        max_connections=settings.redis_connections,
-        socket_connect_timeout=2,
-        health_check_interval=10,
-    )
-    return cast(redis.Redis, client)
-
-
 def load_games(modules: Iterable[str]) -> None:
     """Register the extra game packages named in the settings (each exports ``GAME``)."""
     for name in modules:
@@ -139,7 +86,7 @@ def build(
     redis_client: redis.Redis | None = None,
     clock: Clock = utc_now,
     jobs: JobQueue | None = None,
-    policies: Mapping[str, Policy] = POLICIES,
+    policies: Mapping[str, Policy] | None = None,
     hooks: JobHooks | None = None,
 ) -> Floe:
     """Build Floe from ``settings`` (default: the environment) and what tests pass in."""
@@ -149,9 +96,8 @@ def build(
     queue_client = connect_queue(settings, client)
     signals = AppendSignals(client)
     acks = ReplicaAcks(client, settings.replica_acks, settings.replica_ack_timeout_ms)
-    repository = GameRepository(
-        RedisEventStore(client, signals, acks), clock, cache_bytes=settings.cache_bytes
-    )
+    store = RedisEventStore(client, signals, acks)
+    repository = GameRepository(store, clock, cache_bytes=settings.cache_bytes)
     queue = jobs or RqJobQueue(queue_client, bot_move_seconds=settings.bot_move_seconds)
     limits = Limits(
         per_token=settings.rate_limit_per_token,
@@ -164,27 +110,30 @@ def build(
             bot_games=settings.bot_games_per_creator, live_games=settings.live_games_per_creator
         ),
         clock,
+        store,
     )
     commands = GameCommands(repository, queue, quotas)
     table_limits = TableLimits(
         ttl_seconds=settings.table_ttl_seconds,
         open_per_creator=settings.open_tables_per_creator,
     )
-    tournaments = Tournaments(TournamentStore(client, acks), commands, repository, clock)
+    tournaments = Tournaments(TournamentStore(client, acks), commands, repository, store, clock)
     return Floe(
         settings=settings,
         redis=client,
         queue_redis=queue_client,
+        store=store,
         repository=repository,
         commands=commands,
         tables=Tables(TableStore(client, acks), commands, quotas, clock, table_limits),
-        queries=GameQueries(repository),
+        queries=GameQueries(repository, store),
         tournaments=tournaments,
         signals=signals,
         automation=Automation(
             repository,
+            store,
             queue,
-            policies,
+            bot_policies(codec.canonical_bytes) if policies is None else policies,
             hooks,
             bot_move_seconds=settings.bot_move_seconds,
             tournaments=tournaments,

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _store(settings: Settings) -> EventReader:
     """The event store replay reads games from by id (needs ``REDIS_URL``)."""
-    from service.bootstrap import connect
+    from service.redis.connect import connect
     from service.store.events import RedisEventStore
 
     if settings.redis_url is None:

@@ -19,9 +19,10 @@ from collections.abc import Callable
 
 import redis
 
-from service.bootstrap import build, connect
+from service.bootstrap import build
 from service.jobs.handlers import JobHooks
 from service.jobs.worker import run_worker
+from service.redis.connect import connect
 from service.settings import Settings
 
 

@@ -15,6 +15,7 @@ from domain.ai.policy import (
     Policy,
     RandomPolicy,
     bot_to_move,
+    policies,
     team_of,
 )
 
@@ -30,5 +31,6 @@ __all__ = [
     "Policy",
     "RandomPolicy",
     "bot_to_move",
+    "policies",
     "team_of",
 ]

@@ -68,8 +68,11 @@ class Search:
         settings: SearchSettings,
         generator: SplitMix64,
         budget: Budget = UNBOUNDED,
+        encode: play.ActionKey = play.canonical_bytes,
     ) -> None:
         self.game = game
+        #: How legal actions are put in their canonical order.
+        self.encode = encode
         self.rules = game.rules
         self.settings = settings
         self.generator = generator
@@ -82,7 +85,7 @@ class Search:
 
     def choose(self, state: GameState[Any], seat: int) -> Action:
         """The best action after all the iterations; ``BotTimedOut`` past the budget."""
-        actions = play.legal_actions(self.rules, state, seat)
+        actions = play.legal_actions(self.rules, state, seat, encode=self.encode)
         if len(actions) == 1:
             return actions[0]
         root = _Node(mover=seat)

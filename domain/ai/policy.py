@@ -14,7 +14,7 @@ decides only whether a move is made, never which one.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from domain.ai.budget import UNBOUNDED, Budget
@@ -45,9 +45,14 @@ class Policy(Protocol):
         ...
 
 
+@dataclass(frozen=True)
 class RandomPolicy:
-    """Any legal action, uniformly: the weakest opponent, and a check on the rules."""
+    """Any legal action, uniformly: the weakest opponent, and a check on the rules.
 
+    ``encode``: how legal actions are put in their canonical order (the service hands in a
+    faster encoder of the same bytes)."""
+
+    encode: play.ActionKey = play.canonical_bytes
     name = "random"
 
     def choose(
@@ -58,10 +63,11 @@ class RandomPolicy:
         stream: DrawStream,
         budget: Budget = UNBOUNDED,
     ) -> Action:
-        actions = play.legal_actions(game.rules, state, seat)
+        actions = play.legal_actions(game.rules, state, seat, encode=self.encode)
         return actions[stream.uniform(len(actions))]
 
 
+@dataclass(frozen=True)
 class GreedyPolicy:
     """The action whose resulting position looks best to the seat; ties broken at random.
 
@@ -71,6 +77,7 @@ class GreedyPolicy:
     whenever it names this seat, with the plan's own choices and no search.
     """
 
+    encode: play.ActionKey = play.canonical_bytes
     name = "greedy"
 
     def choose(
@@ -86,35 +93,38 @@ class GreedyPolicy:
             step = planner.next_step(state.board, team_of(state))
             if step is not None and step[0] == seat:
                 return step[1]
-        return self.one_ply(game, state, seat, stream, budget)
+        return one_ply(game, state, seat, stream, budget, self.encode)
 
-    @staticmethod
-    def one_ply(
-        game: Game[Any],
-        state: GameState[Any],
-        seat: int,
-        stream: DrawStream,
-        budget: Budget = UNBOUNDED,
-    ) -> Action:
-        rules = game.rules
-        heuristic = game.bot.heuristic
-        scored = []
-        for action in play.legal_actions(rules, state, seat):
-            budget.check()
-            after = play.step(rules, state, seat, action)[1]
-            # Handing on: the turn passes, or what follows is a decision the rules force.
-            yields = seat not in play.to_act(rules, after) or rules.pending(after.board) is not None
-            scored.append((heuristic(after.board, seat), yields, action))
-        best = max(score for score, _, _ in scored)
-        if best <= heuristic(state.board, seat):
-            # Nothing helps: hand the turn on rather than shuffle pieces for ever (a game
-            # may let the active player move as often as it likes).
-            handing_on = [entry for entry in scored if entry[1]]
-            if handing_on:
-                scored = handing_on
-                best = max(score for score, _, _ in scored)
-        ties = [action for score, _, action in scored if score == best]
-        return ties[stream.uniform(len(ties))]
+
+def one_ply(
+    game: Game[Any],
+    state: GameState[Any],
+    seat: int,
+    stream: DrawStream,
+    budget: Budget = UNBOUNDED,
+    encode: play.ActionKey = play.canonical_bytes,
+) -> Action:
+    """The action whose resulting position looks best to ``seat`` (``GreedyPolicy``'s own
+    judgement, without the team plan)."""
+    rules = game.rules
+    heuristic = game.bot.heuristic
+    scored = []
+    for action in play.legal_actions(rules, state, seat, encode=encode):
+        budget.check()
+        after = play.step(rules, state, seat, action)[1]
+        # Handing on: the turn passes, or what follows is a decision the rules force.
+        yields = seat not in play.to_act(rules, after) or rules.pending(after.board) is not None
+        scored.append((heuristic(after.board, seat), yields, action))
+    best = max(score for score, _, _ in scored)
+    if best <= heuristic(state.board, seat):
+        # Nothing helps: hand the turn on rather than shuffle pieces for ever (a game
+        # may let the active player move as often as it likes).
+        handing_on = [entry for entry in scored if entry[1]]
+        if handing_on:
+            scored = handing_on
+            best = max(score for score, _, _ in scored)
+    ties = [action for score, _, action in scored if score == best]
+    return ties[stream.uniform(len(ties))]
 
 
 class MctsPolicy:
@@ -128,10 +138,14 @@ class MctsPolicy:
     name = "mcts"
 
     def __init__(
-        self, iterations: int | None = None, playouts: PlayoutSettings | None = None
+        self,
+        iterations: int | None = None,
+        playouts: PlayoutSettings | None = None,
+        encode: play.ActionKey = play.canonical_bytes,
     ) -> None:
         self.iterations = iterations
         self.playouts = PlayoutSettings() if playouts is None else playouts
+        self.encode = encode
 
     def choose(
         self,
@@ -149,13 +163,13 @@ class MctsPolicy:
             if self.iterations is not None:
                 settings = replace(settings, iterations=self.iterations)
             if not budget.bounded:
-                return Search(game, settings, generator).choose(state, seat)
-            return Search(game, settings, generator, budget).choose(state, seat)
+                return Search(game, settings, generator, encode=self.encode).choose(state, seat)
+            return Search(game, settings, generator, budget, self.encode).choose(state, seat)
         team = team_of(state)
         step = planner.next_step(state.board, team)
         if step is None or step[0] != seat:
             # Asked out of turn (the plan wants nothing of this seat now): one move ahead.
-            return GreedyPolicy.one_ply(game, state, seat, stream, budget)
+            return one_ply(game, state, seat, stream, budget, self.encode)
         options = planner.alternatives(state.board, seat, step[1])
         if not options:
             return step[1]
@@ -201,6 +215,14 @@ def bot_to_move(game: Game[Any], state: GameState[Any]) -> int | None:
     return others[0] if others else None
 
 
-POLICIES: dict[str, Policy] = {
-    policy.name: policy for policy in (RandomPolicy(), GreedyPolicy(), MctsPolicy())
-}
+def policies(encode: play.ActionKey = play.canonical_bytes) -> dict[str, Policy]:
+    """Every strength, listing legal actions in the order ``encode`` writes."""
+    every: tuple[Policy, ...] = (
+        RandomPolicy(encode),
+        GreedyPolicy(encode),
+        MctsPolicy(encode=encode),
+    )
+    return {policy.name: policy for policy in every}
+
+
+POLICIES: dict[str, Policy] = policies()

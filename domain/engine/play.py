@@ -11,17 +11,17 @@ the state. Guards run in one fixed, documented order so every game refuses alike
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
-
-import orjson
 
 from domain.engine.canonical import canonical_json
 from domain.engine.errors import NotAllowed
 from domain.engine.rules import Action, Rules
+from domain.engine.status import GameStatus
 from domain.engine.types import (
     GAME_CREATED,
     GAME_OVER,
+    JSON,
     RANDOM,
     SEED_REVEALED,
     SYSTEM,
@@ -30,6 +30,16 @@ from domain.engine.types import (
     GameState,
     Outcome,
 )
+
+#: An action's canonical JSON as UTF-8 bytes: legal actions are listed in this order (UTF-8
+#: keeps code point order, so it is the canonical text's order). The service hands in a
+#: faster encoder that writes the same bytes; the default needs only the standard library.
+ActionKey = Callable[[JSON], bytes]
+
+
+def canonical_bytes(value: JSON) -> bytes:
+    """``value``'s canonical JSON (``canonical.canonical_json``) as UTF-8."""
+    return canonical_json(value).encode()
 
 
 def new_game(rules: Rules[Any], game_id: str, created: GameCreated) -> GameState[Any]:
@@ -46,20 +56,23 @@ def to_act(rules: Rules[Any], state: GameState[Any]) -> tuple[int, ...]:
     return rules.to_act(state.board)
 
 
-def status(rules: Rules[Any], state: GameState[Any]) -> str:
-    """``over``, ``awaiting_random`` or ``active``, as the API reports it."""
+def status(rules: Rules[Any], state: GameState[Any]) -> GameStatus:
+    """Where the game stands at ``state``, as the API reports it."""
     if state.over:
-        return "over"
+        return GameStatus.OVER
     if rules.pending_draw(state.board) is not None:
-        return "awaiting_random"
-    return "active"
+        return GameStatus.AWAITING_RANDOM
+    return GameStatus.ACTIVE
 
 
-def legal_actions(rules: Rules[Any], state: GameState[Any], seat: int) -> list[Action]:
-    """Every action ``seat`` may post now, in a stable order (by their canonical JSON)."""
+def legal_actions(
+    rules: Rules[Any], state: GameState[Any], seat: int, *, encode: ActionKey = canonical_bytes
+) -> list[Action]:
+    """Every action ``seat`` may post now, in a stable order (by their canonical JSON, which
+    ``encode`` writes)."""
     if seat not in to_act(rules, state):
         return []
-    return sorted(rules.legal_actions(state.board, seat), key=_sort_key)
+    return sorted(rules.legal_actions(state.board, seat), key=lambda a: encode(a.to_json()))
 
 
 def decide(rules: Rules[Any], state: GameState[Any], seat: int, action: Action) -> list[Event]:
@@ -157,15 +170,3 @@ def _replace(state: GameState[Any], version: int, **changes: Any) -> GameState[A
     fields.update(changes)
     return GameState(**fields)
 
-
-def _sort_key(action: Action) -> bytes:
-    """The action's canonical JSON as UTF-8, which sorts as the canonical text does (UTF-8
-    keeps code point order). orjson writes it ten times faster than ``json``, and the same
-    bytes for what actions hold: integers, strings, lists and objects. (The two differ on
-    floats, ``1e+16`` against ``1e16``, which no action holds; an integer past 64 bits, which
-    orjson refuses, goes to ``json``.)"""
-    value = action.to_json()
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return canonical_json(value).encode()

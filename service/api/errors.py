@@ -12,7 +12,6 @@ import logging
 
 import redis
 from flask import Flask, Response, jsonify, request
-from redis.exceptions import ClusterDownError, ClusterError, RedisClusterException, TryAgainError
 from werkzeug.exceptions import HTTPException
 
 from domain.engine.errors import GameError
@@ -31,7 +30,7 @@ from service.errors import (
     Unauthenticated,
     VersionConflict,
 )
-from service.store.events import refused_for_memory
+from service.redis.refusals import UNAVAILABLE, refused_for_memory
 
 log = logging.getLogger(__name__)
 
@@ -139,15 +138,13 @@ def register_error_handlers(app: Flask) -> None:
         headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
         return error_response(status, code, error.description or error.name, headers)
 
-    @app.errorhandler(redis.ConnectionError)
-    @app.errorhandler(redis.TimeoutError)
-    @app.errorhandler(ClusterDownError)  # a cluster failing over: its slots have no master
-    @app.errorhandler(TryAgainError)  # a slot being migrated: the keys are split for now
-    @app.errorhandler(ClusterError)  # redirected too often ("TTL exhausted"): a split slot
-    @app.errorhandler(RedisClusterException)  # no node reachable for a slot
     def store_down(error: Exception) -> Response:
+        """Redis away, a cluster failing over or a slot being moved: retry shortly."""
         log.warning("redis unavailable during %s %s: %s", request.method, request.path, error)
         return store_unavailable()
+
+    for unavailable in UNAVAILABLE:
+        app.register_error_handler(unavailable, store_down)
 
     @app.errorhandler(redis.ResponseError)
     def store_refused(error: redis.ResponseError) -> Response:

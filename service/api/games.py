@@ -14,7 +14,6 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from domain.engine.canonical import canonical_json
-from domain.engine.game import Scene
 from domain.engine.types import GAME_OVER, SEED_REVEALED
 from service.api.errors import store_unavailable
 from service.api.http import (
@@ -38,8 +37,6 @@ v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
 MAX_EVENTS_PAGE = 10_000
 MAX_WAIT_SECONDS = 30
-#: A game's status as ``board.svg`` titles say it.
-STATUS_WORDS = {"active": "in play", "awaiting_random": "waiting for a draw", "over": "over"}
 
 
 def _game(game_id: str) -> GameMeta:
@@ -96,21 +93,8 @@ def board_svg(game_id: str) -> Response:
     meta = _game(game_id)
     version = request.args.get("version")
     at = None if version is None else int_arg("version", None, low=1)
-    floe = current_floe()
-    shown = floe.queries.view(meta, viewer, at)
-    v = shown["version"]
-    # the event that made this version, as this viewer may see it (a revealed seed: game over)
-    made = floe.repository.read(game_id, after=v - 1, upto=v)
-    events = floe.queries.shown(meta, made, game_over=shown["seed"] is not None)
-    status = STATUS_WORDS.get(shown["status"], str(shown["status"]).replace("_", " "))
-    scene = Scene.of(
-        shown["state"],
-        names=[seat["name"] for seat in shown["seats"]],
-        event=events[-1] if events else None,
-        outcome=shown["outcome"],
-        title=f"{shown['game']} {shown['id']} v{v} ({status})",
-    )
-    return Response(meta.bundle.svg(scene), mimetype="image/svg+xml")
+    svg = current_floe().queries.picture(meta, viewer, at)
+    return Response(svg, mimetype="image/svg+xml")
 
 
 @v1.get("/games/<game_id>/legal-actions")
@@ -261,7 +245,7 @@ def health() -> Response:
     floe = current_floe()
     try:
         floe.redis.ping()
-        bot_failures = floe.repository.store.bot_failures()
+        bot_failures = floe.queries.bot_failures()
     except Exception as error:
         return store_unavailable(f"redis does not answer: {type(error).__name__}")
     return render(schemas.HEALTH, {"status": "ok", "redis": "ok", "bot_failures": bot_failures})

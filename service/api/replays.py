@@ -24,7 +24,6 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from domain.games import GAMES
-from replay.step import scene
 from replay.timeline import Timeline, TimelineError, from_events
 from replay.verify import audit_lines
 from service.api.errors import HttpError
@@ -113,7 +112,7 @@ def _steps(timeline: Timeline, first: int, count: int) -> dict[str, Any]:
     boards = [
         {
             "version": version,
-            "svg": draw(scene(timeline, version, f"{timeline.game_id} v{version}/{timeline.last}")),
+            "svg": draw(timeline.scene(version, f"{timeline.game_id} v{version}/{timeline.last}")),
         }
         for version in range(first, last + 1)
     ]

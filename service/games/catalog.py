@@ -7,9 +7,6 @@ per game, with ``deep_size``), least recently used first out.
 
 from __future__ import annotations
 
-import json
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +14,8 @@ from domain.engine.game import Game
 from domain.engine.rules import Rules
 from domain.engine.types import SeatInfo
 from domain.games import GAMES
-from service.caching.sizes import ENTRY_OVERHEAD, deep_size
+from service.caching.lru import ByteBoundedLRU
+from service.caching.sizes import deep_size
 from service.errors import unknown_game
 from service.store.events import EventStore
 
@@ -47,53 +45,38 @@ class Catalog:
 
     def __init__(self, store: EventStore, max_bytes: int) -> None:
         self._store = store
-        self._max_bytes = max_bytes
-        self._known: OrderedDict[str, tuple[GameMeta, int]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        self._known: ByteBoundedLRU[str, GameMeta] = ByteBoundedLRU(max_bytes)
 
     @property
     def max_bytes(self) -> int:
-        return self._max_bytes
+        return self._known.max_bytes
 
     @property
     def bytes(self) -> int:
         """The estimated size of the cached metadata (never above ``max_bytes``)."""
-        return self._bytes
+        return self._known.bytes
 
     def find(self, game_id: str) -> GameMeta | None:
-        with self._lock:
-            known = self._known.get(game_id)
-            if known is not None:
-                self._known.move_to_end(game_id)
-                return known[0]
-        raw = self._store.meta(game_id)
-        if raw is None or raw.get("game") not in GAMES:
+        known = self._known.get(game_id)
+        if known is not None:
+            return known
+        record = self._store.record(game_id)
+        if record is None or record.game not in GAMES:
             return None
         meta = GameMeta(
             game_id=game_id,
-            game=raw["game"],
-            created_at=raw["created_at"],
+            game=record.game,
+            created_at=record.created_at,
             seats=tuple(
-                SeatInfo(int(s["seat"]), str(s["name"]), s.get("bot"))
-                for s in json.loads(raw["seats"])
+                SeatInfo(int(s["seat"]), str(s["name"]), s.get("bot")) for s in record.seats
             ),
-            token_hashes=tuple(json.loads(raw["tokens"])),
+            token_hashes=record.token_hashes,
         )
         return self.remember(meta)
 
     def remember(self, meta: GameMeta) -> GameMeta:
         """Keep ``meta`` (the creating process knows it without reading it back)."""
-        size = ENTRY_OVERHEAD + deep_size(meta)
-        with self._lock:
-            known = self._known.pop(meta.game_id, None)
-            if known is not None:
-                self._bytes -= known[1]
-            self._known[meta.game_id] = (meta, size)
-            self._bytes += size
-            while self._bytes > self._max_bytes and self._known:
-                _, (_, evicted) = self._known.popitem(last=False)
-                self._bytes -= evicted
+        self._known.put(meta.game_id, meta, deep_size(meta))
         return meta
 
     def get(self, game_id: str) -> GameMeta:

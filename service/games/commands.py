@@ -23,6 +23,7 @@ from domain.engine.errors import GameError
 from domain.engine.game import Game
 from domain.engine.log import StoredEvent
 from domain.engine.rng import seed_commitment
+from domain.engine.status import GameStatus
 from domain.engine.types import JSON, SYSTEM, GameCreated, GameState, SeatInfo, TournamentSlot
 from domain.games import GAMES
 from service.errors import (
@@ -36,7 +37,7 @@ from service.games import tokens
 from service.games.access import Viewer
 from service.games.catalog import GameMeta
 from service.games.follow_ups import JobQueue, enqueue_next
-from service.games.repository import AWAITING_RANDOM, CommandRecord, GameRepository, Recorded
+from service.games.repository import CommandRecord, GameRepository, Recorded
 from service.games.views import shown_events
 from service.limits.quotas import CreatorQuotas
 from service.store.events import Duplicate
@@ -98,7 +99,7 @@ class Created:
     id: str
     game: str
     version: int
-    status: str
+    status: GameStatus
     seats: tuple[tuple[SeatInfo, str | None], ...]
     seed_commitment: str
 
@@ -239,7 +240,7 @@ class GameCommands:
             raise
         status = play.status(rules, state)
         enqueue_next(self._jobs, meta.bundle, game_id, state, status)
-        if status == AWAITING_RANDOM:
+        if status == GameStatus.AWAITING_RANDOM:
             if command.wait_seconds > 0:
                 self._await_draws(meta, 1, command.wait_seconds)
             state = self._repository.latest(meta)
@@ -362,7 +363,7 @@ class GameCommands:
             return accepted
         last = completing[-1].version
         state = self._repository.state_at(meta, last)
-        pending = play.status(meta.rules, state) == AWAITING_RANDOM
+        pending = play.status(meta.rules, state) == GameStatus.AWAITING_RANDOM
         record = CommandRecord(command.seat, first, last, pending, command.fingerprint)
         self._repository.remember_command(meta.game_id, command.command_id, record)
         return self._replay(meta, record)
@@ -379,6 +380,6 @@ class GameCommands:
             # must arrive in ``later`` too, or the answer would miss it.
             if later:
                 state = self._repository.state_at(meta, after)
-                if play.status(meta.rules, state) != AWAITING_RANDOM:
+                if play.status(meta.rules, state) != GameStatus.AWAITING_RANDOM:
                     break
         return later

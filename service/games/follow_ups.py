@@ -12,8 +12,8 @@ from typing import Any, Literal, Protocol
 
 from domain.ai import bot_to_move
 from domain.engine.game import Game
+from domain.engine.status import GameStatus
 from domain.engine.types import GameState
-from service.games.repository import AWAITING_RANDOM
 
 JobKind = Literal["draw", "bot", "tournament"]
 
@@ -27,7 +27,7 @@ class JobQueue(Protocol):
 
 
 def enqueue_next(
-    jobs: JobQueue, game: Game[Any], game_id: str, state: GameState[Any], status: str
+    jobs: JobQueue, game: Game[Any], game_id: str, state: GameState[Any], status: GameStatus
 ) -> None:
     """After an append: hand the workers what the game now waits for, if anything."""
     job = next_job(game, state, status)
@@ -35,14 +35,14 @@ def enqueue_next(
         jobs.enqueue(job, game_id, state.version)
 
 
-def next_job(game: Game[Any], state: GameState[Any], status: str) -> JobKind | None:
+def next_job(game: Game[Any], state: GameState[Any], status: GameStatus) -> JobKind | None:
     """The job the game waits for at ``state`` (whose status is ``status``), if any: a
     tournament game that ended waits for its tournament to take note (and maybe start the
     next round)."""
-    if status == "over":
+    if status == GameStatus.OVER:
         return "tournament" if state.created.tournament is not None else None
-    if status == AWAITING_RANDOM:
+    if status == GameStatus.AWAITING_RANDOM:
         return "draw"
-    if status == "active" and bot_to_move(game, state) is not None:
+    if status == GameStatus.ACTIVE and bot_to_move(game, state) is not None:
         return "bot"
     return None

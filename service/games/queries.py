@@ -6,29 +6,47 @@ Nothing here writes, and nothing knows HTTP.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from domain.engine import play
+from domain.engine.game import Scene
 from domain.engine.log import StoredEvent
+from domain.engine.status import GameStatus
 from domain.engine.types import JSON, GameState
+from service.caching.lru import ByteBoundedLRU
 from service.errors import organizer_only
 from service.games.access import Viewer
 from service.games.catalog import GameMeta
-from service.games.legal_cache import LegalActionsCache
 from service.games.repository import GameRepository
 from service.games.views import game_view, shown_events
+from service.store import codec
+from service.store.events import EventStore
 
+#: A game's status as pictures' titles say it.
+STATUS_WORDS = {
+    GameStatus.ACTIVE: "in play",
+    GameStatus.AWAITING_RANDOM: "waiting for a draw",
+    GameStatus.OVER: "over",
+}
 #: The legal-action lists' budget per process: thousands of states' lists.
 LEGAL_CACHE_BYTES = 8 * 1024 * 1024
 
 
 class GameQueries:
     def __init__(
-        self, repository: GameRepository, *, legal_cache_bytes: int = LEGAL_CACHE_BYTES
+        self,
+        repository: GameRepository,
+        store: EventStore,
+        *,
+        legal_cache_bytes: int = LEGAL_CACHE_BYTES,
     ) -> None:
         self._repository = repository
-        self._legal = LegalActionsCache(legal_cache_bytes)
+        self._store = store
+        #: Legal-action lists by (game, hash of the event that made the state, seat): a state
+        #: so named can never be another, even one a failover made with the same version.
+        self._legal: ByteBoundedLRU[tuple[str, str, int], list[JSON]] = ByteBoundedLRU(
+            legal_cache_bytes
+        )
 
     def view(self, meta: GameMeta, viewer: Viewer, version: int | None = None) -> JSON:
         """The game now, or at ``version``, as ``viewer`` may see it."""
@@ -46,14 +64,34 @@ class GameQueries:
             bot_failure=self._bot_failure(meta, latest) if state is latest else None,
         )
 
+    def picture(self, meta: GameMeta, viewer: Viewer, version: int | None = None) -> str:
+        """The board as an SVG document at ``version`` (default: now), drawn from what
+        ``viewer`` may see, with the event that made that version as the viewer sees it."""
+        shown = self.view(meta, viewer, version)
+        v = shown["version"]
+        made = self._repository.read(meta.game_id, after=v - 1, upto=v)
+        # a revealed seed means the game is over: everything is public
+        events = self.shown(meta, made, game_over=shown["seed"] is not None)
+        status = STATUS_WORDS[GameStatus(shown["status"])]
+        scene = Scene.of(
+            shown["state"],
+            names=[seat["name"] for seat in shown["seats"]],
+            event=events[-1] if events else None,
+            outcome=shown["outcome"],
+            title=f"{shown['game']} {shown['id']} v{v} ({status})",
+        )
+        return meta.bundle.svg(scene)
+
     def _bot_failure(self, meta: GameMeta, latest: GameState[Any]) -> JSON | None:
         """The bot move that failed at the game's current version, if any: the game waits
         there (docs/ai.md). Only games with bots ask the store; a failure at an earlier
         version is over (the bot has moved since) and shows as null."""
         if latest.over or not any(seat.bot for seat in meta.seats):
             return None
-        failure = self._repository.store.bot_failure(meta.game_id)
-        return failure if failure is not None and failure["version"] == latest.version else None
+        record = self._store.record(meta.game_id)
+        if record is None or record.failed_at != latest.version:
+            return None
+        return record.bot_failure
 
     def legal_actions(self, meta: GameMeta, viewer: Viewer) -> JSON:
         """The actions ``viewer``'s seat may post now; listed once per state and seat."""
@@ -62,8 +100,13 @@ class GameQueries:
         key = (meta.game_id, head.hash, seat)
         actions = self._legal.get(key)
         if actions is None:
-            actions = [a.to_json() for a in play.legal_actions(meta.rules, head.state, seat)]
-            self._legal.put(key, actions)
+            actions = [
+                a.to_json()
+                for a in play.legal_actions(
+                    meta.rules, head.state, seat, encode=codec.canonical_bytes
+                )
+            ]
+            self._legal.put(key, actions, len(codec.encode(actions)))
         return {"version": head.state.version, "actions": actions}
 
     def events(self, meta: GameMeta, viewer: Viewer, *, after: int, limit: int) -> JSON:
@@ -91,20 +134,21 @@ class GameQueries:
         return self._repository.read(meta.game_id, upto=state.version)
 
     def list_games(self, *, offset: int, limit: int) -> JSON:
-        store = self._repository.store
-        ids = store.list_ids(offset=offset, limit=limit)
-        games: list[dict[str, Any]] = []
-        for game_id, raw in zip(ids, store.metas(ids), strict=True):
-            if raw is None:
-                continue
-            games.append(
-                {
-                    "id": game_id,
-                    "game": raw["game"],
-                    "created_at": raw["created_at"],
-                    "version": int(raw["version"]),
-                    "status": raw.get("status", "active"),
-                    "seats": json.loads(raw["seats"]),
-                }
-            )
+        store = self._store
+        games = [
+            {
+                "id": record.game_id,
+                "game": record.game,
+                "created_at": record.created_at,
+                "version": record.version,
+                "status": record.status,
+                "seats": list(record.seats),
+            }
+            for record in store.records(store.list_ids(offset=offset, limit=limit))
+            if record is not None
+        ]
         return {"games": games, "total": store.count(), "offset": offset, "limit": limit}
+
+    def bot_failures(self) -> int:
+        """How many bot moves have failed, across all games (the health check shows it)."""
+        return self._store.bot_failures()

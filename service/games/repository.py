@@ -17,6 +17,7 @@ from typing import Any
 
 from domain.engine import play
 from domain.engine.log import GENESIS_HASH, StoredEvent, seal
+from domain.engine.status import GameStatus
 from domain.engine.types import GAME_CREATED, GAME_OVER, SEED_REVEALED, SYSTEM, Event, GameState
 from service.clock import Clock, millis
 from service.errors import NotFound, unknown_game
@@ -24,7 +25,6 @@ from service.games.catalog import Catalog, GameMeta
 from service.games.state_cache import Head, StateCache
 from service.store.events import Conflict, Duplicate, EventStore
 
-AWAITING_RANDOM = "awaiting_random"
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 #: The catalog (game metadata) gets 1/CATALOG_SHARE of the cache budget, states the rest.
 CATALOG_SHARE = 16
@@ -38,11 +38,11 @@ class Recorded:
 
     state: GameState[Any]
     events: list[StoredEvent]
-    status: str
+    status: GameStatus
 
     @property
     def awaiting_random(self) -> bool:
-        return self.status == AWAITING_RANDOM
+        return self.status == GameStatus.AWAITING_RANDOM
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +105,7 @@ class GameRepository:
     ) -> None:
         """``cache_bytes``: this process's budget for cached games (estimated bytes): one
         sixteenth for their metadata (under 2 KB a game), the rest for folded states."""
-        self.store = store
+        self._store = store
         self.clock = clock
         catalog_bytes = cache_bytes // CATALOG_SHARE
         self._catalog = Catalog(store, catalog_bytes)
@@ -142,7 +142,7 @@ class GameRepository:
         """
         game_id = meta.game_id
         cached = self._cache.head(game_id)
-        new_events = self.store.read(game_id, after=cached.state.version - 1 if cached else 0)
+        new_events = self._store.read(game_id, after=cached.state.version - 1 if cached else 0)
         if cached is not None:
             first = new_events[0] if new_events else None
             if first is None or first.version != cached.state.version or first.hash != cached.hash:
@@ -150,7 +150,7 @@ class GameRepository:
                     "game %s: the store lost v%d; folding again", game_id, cached.state.version
                 )
                 self._cache.forget(game_id)
-                cached, new_events = None, self.store.read(game_id)
+                cached, new_events = None, self._store.read(game_id)
             else:
                 new_events = new_events[1:]
         if not new_events:
@@ -185,10 +185,10 @@ class GameRepository:
             return head
         base = self._cache.nearest(meta.game_id, version)
         if base is None:
-            events = self.store.read(meta.game_id, upto=version)
+            events = self._store.read(meta.game_id, upto=version)
             base, rest = self._genesis(meta, events[0]), events[1:]
         else:
-            rest = self.store.read(meta.game_id, after=base.version, upto=version)
+            rest = self._store.read(meta.game_id, after=base.version, upto=version)
         state = base
         for stored in rest:
             state = play.apply(meta.rules, state, stored.event)
@@ -196,11 +196,11 @@ class GameRepository:
         return state
 
     def read(self, game_id: str, *, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
-        return self.store.read(game_id, after=after, upto=upto)
+        return self._store.read(game_id, after=after, upto=upto)
 
     def wait(self, game_id: str, *, after: int, block_ms: int) -> list[StoredEvent]:
         """Events after ``after``, blocking up to ``block_ms`` for the first (never a sleep)."""
-        return self.store.wait(game_id, after=after, block_ms=block_ms)
+        return self._store.wait(game_id, after=after, block_ms=block_ms)
 
     # ----- writing ------------------------------------------------------------------------
 
@@ -228,7 +228,8 @@ class GameRepository:
             "tokens": json.dumps(list(token_hashes)),
             "status": play.status(meta.rules, state),
         }
-        self.store.create(first, seed_hex=seed_hex, meta=fields, created_ms=millis(meta.created_at))
+        created_ms = millis(meta.created_at)
+        self._store.create(first, seed_hex=seed_hex, meta=fields, created_ms=created_ms)
         self._cache.advance(meta.game_id, Head(state, first.hash))
         self._catalog.remember(meta)
         return first
@@ -252,7 +253,7 @@ class GameRepository:
         """
         after = decided
         if events[-1].type == GAME_OVER:
-            revealed = Event(SEED_REVEALED, SYSTEM, {"seed": self.store.seed(meta.game_id)})
+            revealed = Event(SEED_REVEALED, SYSTEM, {"seed": self._store.seed(meta.game_id)})
             events = [*events, revealed]
             after = play.apply(meta.rules, after, revealed)
         sealed = seal(
@@ -264,9 +265,9 @@ class GameRepository:
             command_id=command_id,
         )
         status = play.status(meta.rules, after)
-        pending = status == AWAITING_RANDOM
+        pending = status == GameStatus.AWAITING_RANDOM
         record = CommandRecord(seat, sealed[0].version, sealed[-1].version, pending, request)
-        result = self.store.append(
+        result = self._store.append(
             sealed,
             command_key=None if command_id is None else command_key(seat, command_id),
             command_record=record.to_json(),
@@ -282,16 +283,16 @@ class GameRepository:
 
     def command(self, game_id: str, seat: int | str, command_id: str) -> CommandRecord | None:
         """The record of a command this seat had accepted, if any."""
-        raw = self.store.command(game_id, command_key(seat, command_id))
+        raw = self._store.command(game_id, command_key(seat, command_id))
         return None if raw is None else CommandRecord.from_json(raw)
 
     def remember_command(self, game_id: str, command_id: str, record: CommandRecord) -> None:
         """Replace an accepted command's record (its answer grew: the draw it waited for)."""
         key = command_key(record.seat, command_id)
-        self.store.remember_command(game_id, key, record.to_json())
+        self._store.remember_command(game_id, key, record.to_json())
 
     def seed(self, game_id: str) -> bytes:
-        return bytes.fromhex(self.store.seed(game_id))
+        return bytes.fromhex(self._store.seed(game_id))
 
     def _genesis(self, meta: GameMeta, created: StoredEvent) -> GameState[Any]:
         """The state at version 1 from the ``game_created`` event."""

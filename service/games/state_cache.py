@@ -12,13 +12,12 @@ budget; an entry bigger than the whole budget is not kept at all.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from domain.engine.types import GameState
-from service.caching.sizes import ENTRY_OVERHEAD, deep_size
+from service.caching.lru import ByteBoundedLRU
+from service.caching.sizes import deep_size
 
 SNAPSHOT_EVERY = 256
 
@@ -42,7 +41,7 @@ class _Entry:
 
     @property
     def size(self) -> int:
-        return ENTRY_OVERHEAD + self.head_bytes + self.snapshot_bytes
+        return self.head_bytes + self.snapshot_bytes
 
 
 def _stale(measured_at: int, version: int) -> bool:
@@ -64,92 +63,71 @@ class StateCache:
     """
 
     def __init__(self, max_bytes: int) -> None:
-        self._max_bytes = max_bytes
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        self._entries: ByteBoundedLRU[str, _Entry] = ByteBoundedLRU(max_bytes)
 
     @property
     def max_bytes(self) -> int:
-        return self._max_bytes
+        return self._entries.max_bytes
 
     @property
     def bytes(self) -> int:
         """The estimated size of everything cached (never above ``max_bytes``)."""
-        return self._bytes
+        return self._entries.bytes
 
     def games(self) -> list[str]:
         """The cached games, least recently used first."""
-        with self._lock:
-            return list(self._entries)
+        return self._entries.keys()
 
     def head(self, game_id: str) -> Head | None:
-        with self._lock:
-            entry = self._entries.get(game_id)
-            if entry is None:
-                return None
-            self._entries.move_to_end(game_id)
-            return entry.head
+        entry = self._entries.get(game_id)
+        return None if entry is None else entry.head
 
     def advance(self, game_id: str, head: Head) -> None:
         """Keep ``head`` unless a newer one is already known."""
         version = head.state.version
-        # A peek without the lock, only to decide whether to measure outside it.
-        known = self._entries.get(game_id)
+        # A peek, only to decide whether to measure before taking the lock.
+        known = self._entries.peek(game_id)
         size = deep_size(head) if known is None or _stale(known.measured_at, version) else None
-        with self._lock:
-            entry = self._entry(game_id)
+
+        def change(entry: _Entry | None) -> tuple[_Entry, int]:
+            entry = entry or _Entry()
             if entry.head is None or version > entry.head.state.version:
                 entry.head = head
-                if size is None and entry.measured_at <= 0:  # evicted since the peek
-                    size = deep_size(head)
-                if size is not None:
-                    self._bytes += size - entry.head_bytes
-                    entry.head_bytes, entry.measured_at = size, version
-            self._fit()
+                measured = size
+                if measured is None and entry.measured_at <= 0:  # evicted since the peek
+                    measured = deep_size(head)
+                if measured is not None:
+                    entry.head_bytes, entry.measured_at = measured, version
+            return entry, entry.size
+
+        self._entries.update(game_id, change)
 
     def forget(self, game_id: str) -> None:
         """Drop the game's head and snapshots (the store no longer holds what they saw)."""
-        with self._lock:
-            entry = self._entries.pop(game_id, None)
-            if entry is not None:
-                self._bytes -= entry.size
+        self._entries.pop(game_id)
 
     def snapshot(self, state: GameState[Any]) -> None:
         if state.version % SNAPSHOT_EVERY:
             return
-        known = self._entries.get(state.game_id)  # a peek: folds pass kept snapshots again
+        known = self._entries.peek(state.game_id)  # folds pass kept snapshots again
         if known is not None and state.version in known.snapshots:
             return
         size = deep_size(state)
-        with self._lock:
-            entry = self._entry(state.game_id)
+
+        def change(entry: _Entry | None) -> tuple[_Entry, int]:
+            entry = entry or _Entry()
             if state.version not in entry.snapshots:
-                entry.snapshots[state.version] = state
+                # A new dict, not a changed one: ``nearest`` reads it without the lock.
+                entry.snapshots = {**entry.snapshots, state.version: state}
                 entry.snapshot_bytes += size
-                self._bytes += size
-            self._fit()
+            return entry, entry.size
+
+        self._entries.update(state.game_id, change)
 
     def nearest(self, game_id: str, version: int) -> GameState[Any] | None:
         """The latest snapshot at or below ``version``, if any."""
-        with self._lock:
-            entry = self._entries.get(game_id)
-            if entry is None:
-                return None
-            self._entries.move_to_end(game_id)
-            below = [v for v in entry.snapshots if v <= version]
-            return entry.snapshots[max(below)] if below else None
-
-    def _entry(self, game_id: str) -> _Entry:
         entry = self._entries.get(game_id)
         if entry is None:
-            entry = self._entries[game_id] = _Entry()
-            self._bytes += entry.size
-        self._entries.move_to_end(game_id)
-        return entry
-
-    def _fit(self) -> None:
-        """Evict least recently used games until the estimate fits (the newest last)."""
-        while self._bytes > self._max_bytes and self._entries:
-            _, evicted = self._entries.popitem(last=False)
-            self._bytes -= evicted.size
+            return None
+        below = [v for v in entry.snapshots if v <= version]
+        return entry.snapshots[max(below)] if below else None

@@ -12,11 +12,8 @@ in its place, so how fast a machine is never decides what happens in a game.
 
 from __future__ import annotations
 
-import json
 import logging
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
@@ -26,11 +23,15 @@ from rq.timeouts import JobTimeoutException
 from domain.ai import UNBOUNDED, BotTimedOut, Budget, bot_to_move
 from domain.ai.policy import Policy
 from domain.engine import play, rng
+from domain.engine.status import GameStatus
 from domain.engine.types import SYSTEM, Event, GameState
+from service.caching.lru import ByteBoundedLRU
+from service.caching.sizes import ENTRY_OVERHEAD
 from service.games.catalog import GameMeta
 from service.games.follow_ups import JobKind, JobQueue, enqueue_next
-from service.games.repository import AWAITING_RANDOM, GameRepository, Recorded
+from service.games.repository import GameRepository, Recorded
 from service.games.state_cache import Head
+from service.store.events import EventStore, GameRecord
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ class Automation:
     def __init__(
         self,
         repository: GameRepository,
+        store: EventStore,
         jobs: JobQueue,
         policies: Mapping[str, Policy],
         hooks: JobHooks | None = None,
@@ -108,6 +110,7 @@ class Automation:
         tournaments: TournamentRunner | None = None,
     ) -> None:
         self._repository = repository
+        self._store = store
         self._tournaments = tournaments
         self._jobs = jobs
         self._policies = policies
@@ -257,7 +260,7 @@ class Automation:
             exc_info=reason == "error",
         )
         failure = BotFailure(seat, version, strength, reason, message, self._repository.clock())
-        self._repository.store.record_bot_failure(game_id, failure.to_json())
+        self._store.record_bot_failure(game_id, failure.to_json())
 
     def _record(
         self,
@@ -286,11 +289,12 @@ class Automation:
         it again and again.
         """
         catalog = self._repository.catalog
-        for game_id, raw in self._games(batch):
-            if raw.get("status") == AWAITING_RANDOM:
-                yield "draw", game_id, int(raw["version"])
-            elif raw.get("status") == "active":
-                if failed_at(raw) == int(raw["version"]):
+        for record in self._games(batch):
+            game_id = record.game_id
+            if record.status == GameStatus.AWAITING_RANDOM:
+                yield "draw", game_id, record.version
+            elif record.status == GameStatus.ACTIVE:
+                if record.failed_at == record.version:
                     continue
                 meta = catalog.find(game_id)
                 if meta is None or not any(seat.bot for seat in meta.seats):
@@ -305,13 +309,16 @@ class Automation:
         Reads only the games a failure was recorded for (``bot_failed_games``), not every
         game; those that have moved on since are forgotten on the way.
         """
-        store = self._repository.store
+        store = self._store
         ids = store.bot_failed_games()
         over = []
-        for game_id, raw in zip(ids, store.metas(ids), strict=True):
-            version = int(raw["version"]) if raw else 0
-            if raw is not None and raw.get("status") == "active" and failed_at(raw) == version:
-                yield game_id, version
+        for game_id, record in zip(ids, store.records(ids), strict=True):
+            if (
+                record is not None
+                and record.status == GameStatus.ACTIVE
+                and record.failed_at == record.version
+            ):
+                yield game_id, record.version
             else:
                 over.append(game_id)
         store.forget_bot_failures(over)
@@ -330,17 +337,15 @@ class Automation:
                 retried.append((game_id, version))
         return retried
 
-    def _games(self, batch: int) -> Iterator[tuple[str, dict[str, str]]]:
-        """Every game's id and raw metadata, newest first, ``batch`` per round trip."""
-        store = self._repository.store
+    def _games(self, batch: int) -> Iterator[GameRecord]:
+        """Every game's record, newest first, ``batch`` per round trip."""
+        store = self._store
         offset = 0
         while True:
             ids = store.list_ids(offset=offset, limit=batch)
             if not ids:
                 return
-            for game_id, raw in zip(ids, store.metas(ids), strict=True):
-                if raw is not None:
-                    yield game_id, raw
+            yield from (record for record in store.records(ids) if record is not None)
             offset += batch
 
 
@@ -349,25 +354,11 @@ class _Seeds:
 
     def __init__(self, repository: GameRepository, kept: int) -> None:
         self._repository = repository
-        self._kept = kept
-        self._seeds: OrderedDict[str, bytes] = OrderedDict()
-        self._lock = threading.Lock()
+        self._seeds: ByteBoundedLRU[str, bytes] = ByteBoundedLRU(kept * (ENTRY_OVERHEAD + 32))
 
     def get(self, game_id: str) -> bytes:
-        with self._lock:
-            seed = self._seeds.get(game_id)
-            if seed is not None:
-                self._seeds.move_to_end(game_id)
-                return seed
-        seed = self._repository.seed(game_id)
-        with self._lock:
-            self._seeds[game_id] = seed
-            while len(self._seeds) > self._kept:
-                self._seeds.popitem(last=False)
+        seed = self._seeds.get(game_id)
+        if seed is None:
+            seed = self._repository.seed(game_id)
+            self._seeds.put(game_id, seed, len(seed))
         return seed
-
-
-def failed_at(raw_meta: Mapping[str, str]) -> int | None:
-    """The version at which the game's last recorded bot failure happened, if any."""
-    failure = raw_meta.get("bot_failure")
-    return None if failure is None else int(json.loads(failure)["version"])

@@ -35,13 +35,16 @@ from typing import Any
 
 import redis
 
+from domain.engine.status import GameStatus
 from service.clock import Clock, epoch_seconds
 from service.errors import QuotaExceeded
-from service.store.events import meta_key
+from service.redis.scripts import Script
+from service.store.events import EventStore
 
 #: A slot whose game still does not exist this long after it was taken is a dead create's.
 ORPHAN_MS = 10 * 60 * 1000
-OVER = "over"
+
+RESERVE_QUOTA = Script.load(__package__, "reserve_quota.lua")
 
 
 def live_key(creator: str) -> str:
@@ -50,31 +53,6 @@ def live_key(creator: str) -> str:
 
 def bots_key(creator: str) -> str:
     return f"floe:quota:{{{creator}}}:bots"
-
-
-# KEYS: the creator's live set, its bot set.
-# ARGV: live limit, bot limit (0 = off), game id, '1' for a bot game, now (ms), then the ids of
-#       games to prune (over, or orphaned) before counting.
-# Returns {'ok', 0} with the slot taken, or {<quota code>, count} with nothing added.
-RESERVE_SCRIPT = """
-for i = 6, #ARGV do
-  redis.call('ZREM', KEYS[1], ARGV[i])
-  redis.call('ZREM', KEYS[2], ARGV[i])
-end
-local live_limit, bot_limit = tonumber(ARGV[1]), tonumber(ARGV[2])
-local bot = ARGV[4] == '1' and bot_limit > 0
-if bot then
-  local count = redis.call('ZCARD', KEYS[2])
-  if count >= bot_limit then return {'bot_game_quota', count} end
-end
-if live_limit > 0 then
-  local count = redis.call('ZCARD', KEYS[1])
-  if count >= live_limit then return {'live_game_quota', count} end
-  redis.call('ZADD', KEYS[1], ARGV[5], ARGV[3])
-end
-if bot then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[3]) end
-return {'ok', 0}
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +85,15 @@ class _Refusal:
 class CreatorQuotas:
     """Take a creator's slot for a new game, or refuse with ``QuotaExceeded``."""
 
-    def __init__(self, client: redis.Redis, limits: QuotaLimits, clock: Clock) -> None:
+    def __init__(
+        self, client: redis.Redis, limits: QuotaLimits, clock: Clock, games: EventStore
+    ) -> None:
         self._client = client
+        #: Where the creators' games stand (a finished one no longer counts).
+        self._games = games
         self._limits = limits
         self._clock = clock
-        self._reserve: Any = client.register_script(RESERVE_SCRIPT)
+        self._reserve = RESERVE_QUOTA.on(client)
 
     @property
     def limits(self) -> QuotaLimits:
@@ -149,15 +131,16 @@ class CreatorQuotas:
     def _try(
         self, creator: str, game_id: str, bot: bool, now_ms: int, prune: Sequence[str]
     ) -> _Refusal | None:
-        args: list[int | str] = [
-            self._limits.live_games,
-            self._limits.bot_games,
-            game_id,
-            "1" if bot else "0",
-            now_ms,
-            *prune,
-        ]
-        kind, count = self._reserve(keys=[live_key(creator), bots_key(creator)], args=args)
+        kind, count = self._reserve(
+            live=live_key(creator),
+            bots=bots_key(creator),
+            live_limit=self._limits.live_games,
+            bot_limit=self._limits.bot_games,
+            game_id=game_id,
+            is_bot="1" if bot else "0",
+            now_ms=now_ms,
+            prune=list(prune),
+        )
         code = _text(kind)
         return None if code == "ok" else _Refusal(code, int(count))
 
@@ -171,15 +154,12 @@ class CreatorQuotas:
             for member, score in members:
                 taken[_text(member)] = score
         ids = sorted(taken)
-        pipe = self._client.pipeline(transaction=False)
-        for game_id in ids:
-            pipe.hmget(meta_key(game_id), ["version", "status"])
         prunable = []
-        for game_id, (version, status) in zip(ids, pipe.execute(), strict=True):
-            if version is None:  # no such game (yet)
+        for game_id, record in zip(ids, self._games.records(ids), strict=True):
+            if record is None:  # no such game (yet)
                 if now_ms - taken[game_id] >= ORPHAN_MS:
                     prunable.append(game_id)
-            elif status is not None and _text(status) == OVER:
+            elif record.status == GameStatus.OVER:
                 prunable.append(game_id)
         return prunable
 

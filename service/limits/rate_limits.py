@@ -33,27 +33,11 @@ import redis
 
 from service.clock import Clock, epoch_seconds
 from service.errors import RateLimited
-from service.store.events import refused_for_memory
+from service.redis.refusals import refused_for_memory
+from service.redis.scripts import Script
 
-#: INCRBY every key by its ARGV (1, or a lease); a key's first hit of a window sets its expiry.
-#: Returns the new totals, in order.
-#: The counters are kept out of the AOF and replicas (``REPL_NONE``): with ``appendfsync
-#: always`` every logged write costs an fsync, and a count is not worth one; a restarted
-#: Redis simply starts every window afresh.
-_INCR_ALL = """
-redis.replicate_commands()
-redis.set_repl(redis.REPL_NONE)
-local counts = {}
-for i, key in ipairs(KEYS) do
-  local by = tonumber(ARGV[i + 1])
-  local count = redis.call('INCRBY', key, by)
-  if count == by then
-    redis.call('EXPIRE', key, ARGV[1])
-  end
-  counts[i] = count
-end
-return counts
-"""
+COUNT_REQUESTS = Script.load(__package__, "count_requests.lua")
+
 #: A limit is leased in pieces of about this fraction of it (see the module docstring).
 LEASE_DIVISOR = 256
 #: The largest lease, so a huge limit (a benchmark's "never") still checks in often.
@@ -100,7 +84,7 @@ class RateLimiter:
     ) -> None:
         self._limits = limits
         self._clock = clock
-        self._script: Any = client.register_script(_INCR_ALL)
+        self._script = COUNT_REQUESTS.on(client)
         self._cluster = cluster
         #: Requests still to admit locally per leased counter key, for the current window.
         self._leases: dict[str, int] = {}
@@ -196,7 +180,7 @@ class RateLimiter:
         ttl = self._limits.window_seconds + 1
         if self._cluster:
             return [
-                self._script(keys=[key], args=[ttl, by])[0]
+                self._script(counters=[key], ttl_s=ttl, increments=[by])[0]
                 for key, by in zip(keys, increments, strict=True)
             ]
-        return list(self._script(keys=keys, args=[ttl, *increments]))
+        return list(self._script(counters=keys, ttl_s=ttl, increments=increments))

@@ -11,18 +11,9 @@ from __future__ import annotations
 
 import redis
 
-# KEYS: the slots.  ARGV: now (ms), this slot's expiry (ms), the limit, the holder.
-# Drops lapsed slots, then takes one if fewer than the limit are held: 1 taken, 0 refused.
-# The key itself lapses with its longest slot (relative to ``now``: the service clock may not
-# be Redis's).
-TAKE_SCRIPT = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-local life = tonumber(ARGV[2]) - tonumber(ARGV[1])
-if redis.call('PTTL', KEYS[1]) < life then redis.call('PEXPIRE', KEYS[1], life) end
-return 1
-"""
+from service.redis.scripts import Script
+
+TAKE_SLOT = Script.load(__package__, "take_slot.lua")
 
 
 class ExpiringSlots:
@@ -30,13 +21,13 @@ class ExpiringSlots:
 
     def __init__(self, client: redis.Redis) -> None:
         self._client = client
-        self._take = client.register_script(TAKE_SCRIPT)
+        self._take = TAKE_SLOT.on(client)
 
     def take(self, key: str, holder: str, *, now_ms: int, until_ms: int, limit: int) -> bool:
         """A slot of ``key`` for ``holder`` until ``until_ms``, if fewer than ``limit`` are
         held now."""
-        args: list[int | str] = [now_ms, until_ms, limit, holder]
-        return bool(int(self._take(keys=[key], args=args)))
+        taken = self._take(slots=key, now_ms=now_ms, until_ms=until_ms, limit=limit, holder=holder)
+        return bool(int(taken))
 
     def give_back(self, key: str, holder: str) -> None:
         self._client.zrem(key, holder)

@@ -48,3 +48,15 @@ def encode(value: Any) -> bytes:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """``value``'s canonical JSON (sorted keys, compact, non-ASCII as is) as UTF-8: the bytes
+    ``domain.engine.play.canonical_bytes`` writes, about ten times faster. The two agree on
+    what actions hold (integers, strings, lists, objects); they differ on floats (``1e+16``
+    against ``1e16``), which no action holds. An integer past 64 bits, which orjson refuses,
+    goes to the standard library."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

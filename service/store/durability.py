@@ -19,16 +19,16 @@ looked up again, and one being moved is followed where its keys went (``ASKING``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, cast
 
 import redis
 from redis.client import Pipeline
 from redis.cluster import RedisCluster
-from redis.commands.core import Script
 from redis.exceptions import AskError, MovedError, TryAgainError
 
 from service.errors import NotReplicated
+from service.redis.scripts import BoundScript
 
 #: How often a write whose slot moved under it is sent again to the slot's new master.
 MOVED_ATTEMPTS = 3
@@ -48,12 +48,12 @@ class ReplicaAcks:
     def count(self) -> int:
         return self._count
 
-    def run(self, script: Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        """``script(keys, args)``, answered once ``count`` replicas hold what it wrote."""
+    def run(self, script: BoundScript, **values: Any) -> Any:
+        """``script(**values)``, answered once ``count`` replicas hold what it wrote."""
         if self._count == 0:
-            return script(keys=list(keys), args=list(args))
+            return script(**values)
         return self._waited(
-            keys[0], lambda pipe: script(keys=list(keys), args=list(args), client=pipe)
+            script.first_key(**values), lambda pipe: script(client=pipe, **values)
         )
 
     def confirm(self, key: str) -> None:

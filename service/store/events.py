@@ -27,6 +27,8 @@ import redis
 
 from domain.engine.canonical import canonical_json
 from domain.engine.log import EventReader, StoredEvent
+from domain.engine.status import GameStatus
+from service.redis.scripts import Script
 from service.store import codec as json_codec
 from service.store.appends import CHANNEL, AppendSignals
 from service.store.durability import ReplicaAcks
@@ -35,6 +37,9 @@ GAMES_INDEX = "floe:games"
 BOT_FAILURES_KEY = "floe:stats:bot-failures"
 #: The games whose last recorded bot move failed, so a retry reads those, not every game.
 BOT_FAILED_GAMES = "floe:bot-failed"
+
+CREATE = Script.load(__package__, "create.lua")
+APPEND = Script.load(__package__, "append.lua")
 
 
 def events_key(game_id: str) -> str:
@@ -51,46 +56,6 @@ def seed_key(game_id: str) -> str:
 
 def commands_key(game_id: str) -> str:
     return f"floe:{{{game_id}}}:commands"
-
-
-# KEYS: events, meta, seed.  ARGV: first event, its hash, seed hex, then meta field/value pairs.
-# Creates the game only if its meta does not exist yet; nothing is written otherwise.
-# Publishes the new head on ``CHANNEL`` (``service/store/appends.py`` wakes the game's waiters).
-CREATE_SCRIPT = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return 'exists' end
-redis.call('XADD', KEYS[1], '0-1', 'e', ARGV[1])
-redis.call('SET', KEYS[3], ARGV[3])
-redis.call('HSET', KEYS[2], 'version', 1, 'head', ARGV[2])
-for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' 1')
-return 'ok'
-""".replace("$CHANNEL", CHANNEL)
-
-# KEYS: events, meta, commands.
-# ARGV: expected version, expected head hash, new head hash, command key ('' for none),
-#       command record, new status ('' to keep), then the events in version order.
-# Every check runs before the first write, so a refused append changes nothing. An accepted
-# one publishes the new head on ``CHANNEL``, as creating does.
-APPEND_SCRIPT = """
-if ARGV[4] ~= '' then
-  local prior = redis.call('HGET', KEYS[3], ARGV[4])
-  if prior then return {'duplicate', prior} end
-end
-local version = tonumber(redis.call('HGET', KEYS[2], 'version'))
-if version == nil then return {'missing', ''} end
-if version ~= tonumber(ARGV[1]) or redis.call('HGET', KEYS[2], 'head') ~= ARGV[2] then
-  return {'conflict', tostring(version)}
-end
-for i = 7, #ARGV do
-  version = version + 1
-  redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[i])
-end
-redis.call('HSET', KEYS[2], 'version', version, 'head', ARGV[3])
-if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'status', ARGV[6]) end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[5]) end
-redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' ' .. version)
-return {'ok', tostring(version)}
-""".replace("$CHANNEL", CHANNEL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +75,47 @@ class Conflict:
     """The stream moved on (or the head differs): nothing was written."""
 
     version: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """What the store keeps about a game beside its log (its ``meta`` hash), typed: the one
+    place that hash is read. ``status`` and ``version`` follow every append."""
+
+    game_id: str
+    game: str
+    created_at: str
+    version: int
+    #: The hash of the last event: an append must be sealed after it.
+    head: str
+    status: GameStatus
+    #: ``SeatInfo.to_json()`` of every seat, as created.
+    seats: tuple[dict[str, Any], ...]
+    #: Each seat's token hash (None for a bot seat): tokens themselves are never stored.
+    token_hashes: tuple[str | None, ...]
+    #: The last bot move that failed, if any (it may be stale: compare its ``version``).
+    bot_failure: dict[str, Any] | None
+
+    @property
+    def failed_at(self) -> int | None:
+        """The version at which the last recorded bot failure happened, if any."""
+        return None if self.bot_failure is None else int(self.bot_failure["version"])
+
+    @classmethod
+    def from_hash(cls, game_id: str, raw: Mapping[Any, Any]) -> GameRecord:
+        fields = {_text(k): _text(v) for k, v in raw.items()}
+        failure = fields.get("bot_failure")
+        return cls(
+            game_id=game_id,
+            game=fields["game"],
+            created_at=fields["created_at"],
+            version=int(fields["version"]),
+            head=fields["head"],
+            status=GameStatus(fields.get("status", GameStatus.ACTIVE)),
+            seats=tuple(json.loads(fields["seats"])),
+            token_hashes=tuple(json.loads(fields["tokens"])),
+            bot_failure=None if failure is None else dict(json.loads(failure)),
+        )
 
 
 class GameExists(Exception):
@@ -142,9 +148,9 @@ class EventStore(EventReader, Protocol):
 
     def wait(self, game_id: str, *, after: int, block_ms: int) -> list[StoredEvent]: ...
 
-    def meta(self, game_id: str) -> dict[str, str] | None: ...
+    def record(self, game_id: str) -> GameRecord | None: ...
 
-    def metas(self, game_ids: Sequence[str]) -> list[dict[str, str] | None]: ...
+    def records(self, game_ids: Sequence[str]) -> list[GameRecord | None]: ...
 
     def seed(self, game_id: str) -> str: ...
 
@@ -155,8 +161,6 @@ class EventStore(EventReader, Protocol):
     def ping(self) -> bool: ...
 
     def record_bot_failure(self, game_id: str, failure: Mapping[str, Any]) -> None: ...
-
-    def bot_failure(self, game_id: str) -> dict[str, Any] | None: ...
 
     def bot_failures(self) -> int: ...
 
@@ -177,8 +181,8 @@ class RedisEventStore:
         self._redis = client
         self._signals = signals or AppendSignals(client)
         self._acks = acks or ReplicaAcks(client)
-        self._create = client.register_script(CREATE_SCRIPT)
-        self._append = client.register_script(APPEND_SCRIPT)
+        self._create = CREATE.on(client)
+        self._append = APPEND.on(client)
 
     def create(
         self, first: StoredEvent, *, seed_hex: str, meta: Mapping[str, str], created_ms: int
@@ -186,12 +190,18 @@ class RedisEventStore:
         """Write event 1, the secret seed and the game's metadata atomically."""
         gid = first.game_id
         self._redis.zadd(GAMES_INDEX, {gid: created_ms})
-        args: list[str] = [canonical_json(first.to_json()), first.hash, seed_hex]
-        for field, value in meta.items():
-            args += [field, value]
         try:
-            keys = [events_key(gid), meta_key(gid), seed_key(gid)]
-            result = self._acks.run(self._create, keys, args)
+            result = self._acks.run(
+                self._create,
+                events=events_key(gid),
+                meta=meta_key(gid),
+                seed=seed_key(gid),
+                channel=CHANNEL,
+                first_event=canonical_json(first.to_json()),
+                head=first.hash,
+                seed_hex=seed_hex,
+                meta_pairs=[part for pair in meta.items() for part in pair],
+            )
         except redis.ResponseError:
             # Refused before its first write (a full Redis): list no game that does not exist.
             self._redis.zrem(GAMES_INDEX, gid)
@@ -210,17 +220,20 @@ class RedisEventStore:
         """Append ``events`` if the log's head is still the one they were sealed after."""
         first = events[0]
         gid = first.game_id
-        args = [
-            str(first.version - 1),
-            first.prev_hash,
-            events[-1].hash,
-            command_key or "",
-            json.dumps(command_record or {}),
-            status or "",
-            *(canonical_json(e.to_json()) for e in events),
-        ]
-        keys = [events_key(gid), meta_key(gid), commands_key(gid)]
-        kind, value = self._acks.run(self._append, keys, args)
+        kind, value = self._acks.run(
+            self._append,
+            events=events_key(gid),
+            meta=meta_key(gid),
+            commands=commands_key(gid),
+            channel=CHANNEL,
+            expected_version=str(first.version - 1),
+            expected_head=first.prev_hash,
+            new_head=events[-1].hash,
+            command_key=command_key or "",
+            command_record=json.dumps(command_record or {}),
+            status=status or "",
+            new_events=[canonical_json(e.to_json()) for e in events],
+        )
         kind, text = _text(kind), _text(value)
         if kind == "ok":
             return Appended(int(text))
@@ -248,11 +261,10 @@ class RedisEventStore:
         entries: Any = self._redis.xrange(events_key(game_id), f"0-{after + 1}", end)
         return _decode(entries)
 
-    def meta(self, game_id: str) -> dict[str, str] | None:
+    def record(self, game_id: str) -> GameRecord | None:
+        """The game's record, or None when there is no such game."""
         raw = self._redis.hgetall(meta_key(game_id))
-        if not raw:
-            return None
-        return {_text(k): _text(v) for k, v in raw.items()}
+        return GameRecord.from_hash(game_id, raw) if raw else None
 
     def seed(self, game_id: str) -> str:
         return _text(self._redis.get(seed_key(game_id)))
@@ -272,13 +284,14 @@ class RedisEventStore:
                     return events
                 watch.wait(remaining)
 
-    def metas(self, game_ids: Sequence[str]) -> list[dict[str, str] | None]:
-        """The metadata of many games in one round trip."""
+    def records(self, game_ids: Sequence[str]) -> list[GameRecord | None]:
+        """The records of many games in one round trip (None for a game that does not exist)."""
         pipe = self._redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hgetall(meta_key(game_id))
         return [
-            {_text(k): _text(v) for k, v in raw.items()} if raw else None for raw in pipe.execute()
+            GameRecord.from_hash(game_id, raw) if raw else None
+            for game_id, raw in zip(game_ids, pipe.execute(), strict=True)
         ]
 
     def list_ids(self, *, offset: int, limit: int) -> list[str]:
@@ -309,25 +322,9 @@ class RedisEventStore:
         if game_ids:
             self._redis.srem(BOT_FAILED_GAMES, *game_ids)
 
-    def bot_failure(self, game_id: str) -> dict[str, Any] | None:
-        """The last failed bot move the game's meta keeps, if any (it may be stale)."""
-        raw = self._redis.hget(meta_key(game_id), "bot_failure")
-        return None if raw is None else dict(json.loads(raw))
-
     def bot_failures(self) -> int:
         """How many bot moves have failed, across all games."""
         return int(self._redis.get(BOT_FAILURES_KEY) or 0)
-
-
-def refused_for_memory(error: BaseException) -> bool:
-    """Whether Redis refused a write because it is at ``maxmemory`` (``noeviction``).
-
-    A plain command raises ``OutOfMemoryError``; inside a script Redis 6 wraps the same
-    ``-OOM`` reply in a script error. A script that meets it at its first write wrote nothing.
-    """
-    if isinstance(error, redis.exceptions.OutOfMemoryError):
-        return True
-    return isinstance(error, redis.ResponseError) and "OOM command not allowed" in str(error)
 
 
 def _decode(entries: Any) -> list[StoredEvent]:

@@ -28,12 +28,17 @@ import redis
 from redis.typing import EncodableT, FieldT
 
 from service.limits.slots import ExpiringSlots
+from service.redis.scripts import Script
 from service.store.durability import ReplicaAcks
 
 OPEN_INDEX = "floe:tables:open"
 STARTED_INDEX = "floe:tables:started"
 
 TableStatus = Literal["open", "starting", "started", "cancelled"]
+
+PUT = Script.load(__package__, "put.lua")
+JOIN = Script.load(__package__, "join.lua")
+MOVE = Script.load(__package__, "move.lua")
 
 
 def table_key(table_id: str) -> str:
@@ -42,56 +47,6 @@ def table_key(table_id: str) -> str:
 
 def creator_key(creator: str) -> str:
     return f"floe:tables:creator:{{{creator}}}"
-
-
-# KEYS: the table.  ARGV: its TTL (ms), then field, value, ... . Writes the whole record and
-# its TTL at once (a record never lives without its expiry).
-PUT_SCRIPT = """
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1
-"""
-
-# KEYS: the table.  ARGV: the seat to take, the joiner's name, the SHA-256 of the token made
-# for that seat, '1' if the joiner holds the host's quota slot for the game.
-# Takes the seat if it is still open and free: {'ok', open seats left}; the last seat turns
-# the table 'starting' (its game is made next), and only a joiner holding the quota slot may
-# take it. Refusals write nothing: {'missing'}, {'not_open', status}, {'table_full'},
-# {'taken'} (another joiner took that seat first: read again), {'reserve_first'}.
-JOIN_SCRIPT = """
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return {'missing'} end
-if status ~= 'open' then return {'not_open', status} end
-local n = tonumber(redis.call('HGET', KEYS[1], 'seats'))
-local free = 0
-for i = 0, n - 1 do
-  local prefix = 'seat:' .. i .. ':'
-  if redis.call('HGET', KEYS[1], prefix .. 'open') == '1'
-      and redis.call('HEXISTS', KEYS[1], prefix .. 'token') == 0 then
-    free = free + 1
-  end
-end
-if free == 0 then return {'table_full'} end
-local prefix = 'seat:' .. ARGV[1] .. ':'
-if redis.call('HGET', KEYS[1], prefix .. 'open') ~= '1'
-    or redis.call('HEXISTS', KEYS[1], prefix .. 'token') == 1 then
-  return {'taken'}
-end
-if free == 1 and ARGV[4] ~= '1' then return {'reserve_first'} end
-redis.call('HSET', KEYS[1], prefix .. 'name', ARGV[2], prefix .. 'token', ARGV[3])
-if free == 1 then redis.call('HSET', KEYS[1], 'status', 'starting') end
-return {'ok', free - 1}
-"""
-
-# KEYS: the table.  ARGV: from status, to status, TTL (ms) of the record from now ('' keeps).
-# Moves the table from one status to another: 1, or 0 when it was not in ``from``.
-MOVE_SCRIPT = """
-if redis.call('HGET', KEYS[1], 'status') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'status', ARGV[2])
-if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
-return 1
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +98,9 @@ class TableStore:
     def __init__(self, client: redis.Redis, acks: ReplicaAcks | None = None) -> None:
         self._acks = acks or ReplicaAcks(client)
         self._redis = client
-        self._put = client.register_script(PUT_SCRIPT)
-        self._join = client.register_script(JOIN_SCRIPT)
-        self._move = client.register_script(MOVE_SCRIPT)
+        self._put = PUT.on(client)
+        self._join = JOIN.on(client)
+        self._move = MOVE.on(client)
         self._open_slots = ExpiringSlots(client)
 
     def count_open(
@@ -180,10 +135,12 @@ class TableStore:
                 fields[prefix + "bot"] = seat.bot
             if token_hash is not None:
                 fields[prefix + "token"] = token_hash
-        args: list[EncodableT] = [ttl_ms]
-        for field, value in fields.items():
-            args += [field, value]
-        self._acks.run(self._put, [table_key(record.id)], args)
+        self._acks.run(
+            self._put,
+            table=table_key(record.id),
+            ttl_ms=ttl_ms,
+            field_values=[part for pair in fields.items() for part in pair],
+        )
         # The listing is an index beside the record, in another slot (so not in the script):
         # a table written but not yet listed is still found by its id, and expires.
         self._redis.zadd(
@@ -206,8 +163,14 @@ class TableStore:
     def join(
         self, table_id: str, seat: int, name: str, token_hash: str, *, reserved: bool
     ) -> Joined | JoinRefused:
-        args = [str(seat), name, token_hash, "1" if reserved else "0"]
-        reply: Any = self._acks.run(self._join, [table_key(table_id)], args)
+        reply: Any = self._acks.run(
+            self._join,
+            table=table_key(table_id),
+            seat=str(seat),
+            name=name,
+            token_hash=token_hash,
+            holds_quota="1" if reserved else "0",
+        )
         kind = _text(reply[0])
         if kind == "ok":
             return Joined(int(reply[1]))
@@ -215,8 +178,14 @@ class TableStore:
 
     def move(self, table_id: str, frm: TableStatus, to: TableStatus, *, ttl_ms: int | None) -> bool:
         """``frm`` → ``to`` if the table is in ``frm``; the record then lives ``ttl_ms``."""
-        args = [frm, to, "" if ttl_ms is None else str(ttl_ms)]
-        return bool(int(self._acks.run(self._move, [table_key(table_id)], args)))
+        moved = self._acks.run(
+            self._move,
+            table=table_key(table_id),
+            from_status=frm,
+            to_status=to,
+            ttl_ms="" if ttl_ms is None else str(ttl_ms),
+        )
+        return bool(int(moved))
 
     def listed(self, status: Literal["open", "started"], *, offset: int, limit: int) -> list[str]:
         index = OPEN_INDEX if status == "open" else STARTED_INDEX

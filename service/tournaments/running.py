@@ -24,6 +24,7 @@ from typing import Any
 
 from domain.engine.canonical import canonical_json
 from domain.engine.rng import seed_commitment
+from domain.engine.status import GameStatus
 from domain.engine.types import JSON, Outcome, TournamentSlot
 from domain.tournament import Round, Table, tournament_commitment
 from domain.tournament.plan import Plan, PlanError, PlayedRound
@@ -41,7 +42,7 @@ from service.games.commands import (
     set_up,
 )
 from service.games.repository import GameRepository
-from service.store.events import GameExists
+from service.store.events import EventStore, GameExists
 from service.tournaments.store import (
     Recorded,
     StoredTournament,
@@ -91,11 +92,14 @@ class Tournaments:
         store: TournamentStore,
         commands: GameCommands,
         repository: GameRepository,
+        records: EventStore,
         clock: Clock,
     ) -> None:
         self._store = store
         self._commands = commands
         self._repository = repository
+        #: The games' records (which of a round's games exist, and where they stand).
+        self._records = records
         self._clock = clock
 
     @property
@@ -201,7 +205,7 @@ class Tournaments:
         spec, plan = stored.spec, _plan(stored.spec)
         number = stored.made
         game_ids = self._game_ids(stored, number)
-        exists = self._repository.store.metas(game_ids)
+        exists = self._records.records(game_ids)
         if all(meta is not None for meta in exists):
             return
         players = spec["players"]
@@ -350,15 +354,15 @@ class Tournaments:
         """A round's games with their status and outcome (recorded, or read live)."""
         recorded = round_.get("outcomes")
         if recorded is not None:
-            statuses: list[str] = ["over"] * len(game_ids)
+            statuses: list[str] = [GameStatus.OVER] * len(game_ids)
             outcomes: list[JSON | None] = list(recorded)
         else:
             statuses, outcomes = [], []
-            for game_id, raw in zip(game_ids, self._repository.store.metas(game_ids), strict=True):
-                status = "pending" if raw is None else raw.get("status", "active")
+            for game_id, record in zip(game_ids, self._records.records(game_ids), strict=True):
+                status = "pending" if record is None else record.status
                 statuses.append(status)
                 outcome: Outcome | None = None
-                if status == "over":
+                if status == GameStatus.OVER:
                     outcome = self._repository.latest(self._repository.meta(game_id)).outcome
                 outcomes.append(None if outcome is None else outcome.to_json())
         return [

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 import redis
 
+from service.redis.scripts import Script
 from service.store.appends import CHANNEL
 from service.store.durability import ReplicaAcks
 
@@ -43,45 +44,13 @@ TournamentStatus = Literal["running", "finished"]
 #: A listed id with no record this long after it was listed is a create that died.
 UNWRITTEN_MS = 60_000
 
+CREATE = Script.load(__package__, "create.lua")
+RECORD = Script.load(__package__, "record.lua")
+TOUCH = Script.load(__package__, "touch.lua")
+
 
 def tournament_key(tournament_id: str) -> str:
     return f"floe:tournament:{{{tournament_id}}}"
-
-
-# KEYS: the tournament.  ARGV: the spec JSON, the seeds JSON, the rounds JSON, rounds made.
-# Writes a new tournament: 1, or 0 if the id is taken.
-CREATE_SCRIPT = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'spec', ARGV[1], 'seeds', ARGV[2], 'rounds', ARGV[3],
-           'made', ARGV[4], 'status', 'running', 'changes', 0)
-redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' 0')
-return 1
-""".replace("$CHANNEL", CHANNEL)
-
-# KEYS: the tournament.  ARGV: rounds made as the caller read them, the rounds JSON to
-# write, rounds made after it, the status after it.
-# Writes the rounds only if nobody changed them since the caller read them (the same count
-# made, still running): {'ok', changes}, {'stale', made, status} or {'missing'}.
-RECORD_SCRIPT = """
-local made = redis.call('HGET', KEYS[1], 'made')
-if not made then return {'missing'} end
-local status = redis.call('HGET', KEYS[1], 'status')
-if made ~= ARGV[1] or status ~= 'running' then return {'stale', made, status} end
-redis.call('HSET', KEYS[1], 'rounds', ARGV[2], 'made', ARGV[3], 'status', ARGV[4])
-local changes = redis.call('HINCRBY', KEYS[1], 'changes', 1)
-redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' ' .. changes)
-return {'ok', tostring(changes)}
-""".replace("$CHANNEL", CHANNEL)
-
-# KEYS: the tournament.  Something it shows changed (a game ended): bump ``changes`` and
-# publish it; 0 for a tournament that does not exist or is finished (a finished one never
-# changes again: its last change is the one that finished it).
-TOUCH_SCRIPT = """
-if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
-local changes = redis.call('HINCRBY', KEYS[1], 'changes', 1)
-redis.call('PUBLISH', '$CHANNEL', KEYS[1] .. ' ' .. changes)
-return changes
-""".replace("$CHANNEL", CHANNEL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +84,9 @@ class TournamentStore:
     def __init__(self, client: redis.Redis, acks: ReplicaAcks | None = None) -> None:
         self._acks = acks or ReplicaAcks(client)
         self._client = client
-        self._create = client.register_script(CREATE_SCRIPT)
-        self._record = client.register_script(RECORD_SCRIPT)
-        self._touch = client.register_script(TOUCH_SCRIPT)
+        self._create = CREATE.on(client)
+        self._record = RECORD.on(client)
+        self._touch = TOUCH.on(client)
 
     def create(
         self,
@@ -130,14 +99,16 @@ class TournamentStore:
         """Write a new tournament; False when the id is taken."""
         self._client.zadd(INDEX, {tournament_id: created_ms})
         self._client.sadd(RUNNING, tournament_id)
-        keys = [tournament_key(tournament_id)]
-        args: list[str | int] = [
-            _dump(spec),
-            _dump(list(seeds)),
-            _dump(list(rounds)),
-            len(rounds),
-        ]
-        return bool(self._acks.run(self._create, keys, args))
+        created = self._acks.run(
+            self._create,
+            tournament=tournament_key(tournament_id),
+            channel=CHANNEL,
+            spec=_dump(spec),
+            seeds=_dump(list(seeds)),
+            rounds=_dump(list(rounds)),
+            made=len(rounds),
+        )
+        return bool(created)
 
     def get(self, tournament_id: str) -> StoredTournament | None:
         """The tournament, without its seeds (``seeds`` reads them)."""
@@ -164,14 +135,15 @@ class TournamentStore:
         status: TournamentStatus,
     ) -> Recorded | Stale:
         """Replace the rounds of the tournament as ``read``, unless it changed since."""
-        keys = [tournament_key(tournament_id)]
-        args: list[str | int] = [
-            read.made,
-            _dump(list(rounds)),
-            len(rounds),
-            status,
-        ]
-        answer = self._acks.run(self._record, keys, args)
+        answer = self._acks.run(
+            self._record,
+            tournament=tournament_key(tournament_id),
+            channel=CHANNEL,
+            made_before=read.made,
+            rounds=_dump(list(rounds)),
+            made_after=len(rounds),
+            status=status,
+        )
         if _text(answer[0]) != "ok":
             return Stale()
         if status != "running":
@@ -196,7 +168,7 @@ class TournamentStore:
         return [] if raw is None else list(json.loads(_text(raw)))
 
     def touch(self, tournament_id: str) -> None:
-        self._touch(keys=[tournament_key(tournament_id)])
+        self._touch(tournament=tournament_key(tournament_id), channel=CHANNEL)
 
     def running(self) -> list[str]:
         return sorted(_text(t) for t in self._client.smembers(RUNNING))

@@ -231,7 +231,10 @@ def test_a_slot_whose_game_never_appeared_is_pruned_later(
     it counts until ``ORPHAN_MS`` have passed, then the next refused create prunes it."""
     clock = ManualClock()
     app = make_app(clock, live_games_per_creator=1)
-    dead_create = CreatorQuotas(redis_client, QuotaLimits(bot_games=0, live_games=1), clock)
+    floe: Floe = app.extensions["floe"]
+    dead_create = CreatorQuotas(
+        redis_client, QuotaLimits(bot_games=0, live_games=1), clock, floe.store
+    )
     dead_create.reserve("127.0.0.1", "0123456789abcdef", bot=False)
     client = app.test_client()
     refused(client.post("/v1/games", json=PEOPLE), "live_game_quota", 1)

@@ -21,13 +21,14 @@ from bench.hostile import wait_until
 from domain.engine.rng import seed_commitment
 from domain.tournament import tournament_commitment
 from service.api.app import create_app
-from service.bootstrap import Floe, build, connect
+from service.bootstrap import Floe, build
 from service.clock import utc_now
 from service.games import tokens
 from service.games.access import Viewer
 from service.games.commands import CreateGame, GameCommands, NewPlayer
 from service.games.follow_ups import JobKind, JobQueue
 from service.jobs.queue import RqJobQueue
+from service.redis.connect import connect
 from service.settings import Settings
 from service.tournaments.running import CreateTournament, Tournaments
 from service.tournaments.store import tournament_key
@@ -402,7 +403,7 @@ def test_a_crash_while_a_round_is_created_leaves_nothing_stuck(
     The workers create it (a job, or the sweeper at the latest) and the tournament ends."""
     floe = floe_of(app)
     crashing = Tournaments(
-        floe.tournaments.store, FailsAfterOneGame(floe.commands, floe), floe.repository, utc_now
+        floe.tournaments.store, FailsAfterOneGame(floe.commands, floe), floe.repository, floe.store, utc_now
     )
     players = tuple(NewPlayer(p["name"], p["bot"]) for p in bots(4))
     with pytest.raises(ConnectionError):

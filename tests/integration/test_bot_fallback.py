@@ -137,7 +137,7 @@ def test_a_failing_bot_fails_loudly_and_plays_nothing(
     assert RedisEventStore(redis_client).read(game_id, after=1) == []
     assert floe.repository.latest(meta).version == 1
     # counted, and shown in the game's view (the organizer's and a spectator's alike)
-    assert floe.repository.store.bot_failures() == 1
+    assert floe.store.bot_failures() == 1
     for viewer in (Viewer(), Viewer(organizer=True)):
         view = floe.queries.view(meta, viewer)
         failure = view["bot_failure"]
@@ -157,7 +157,7 @@ def test_a_failing_bot_fails_loudly_and_plays_nothing(
 
     # Failing again records it again (and counts it) ...
     assert floe.automation.play_bot(game_id, 1) is False
-    assert floe.repository.store.bot_failures() == 2
+    assert floe.store.bot_failures() == 2
     # ... and a working bot, retried, moves as if nothing had happened.
     fixed = floe_with(redis_client, RecordingQueue(), POLICIES)
     assert fixed.automation.play_bot(game_id, 1) is True
@@ -181,7 +181,7 @@ def test_a_bot_out_of_time_fails_with_reason_timeout(
     floe = floe_with(redis_client, queue, POLICIES)
     game_id = bot_game(floe, "mcts")
     clock = CountingClock()  # read once to start, then once per iteration: 4 run, then 5 s
-    slow = Automation(floe.repository, queue, POLICIES, bot_move_seconds=5.0, monotonic=clock)
+    slow = Automation(floe.repository, floe.store, queue, POLICIES, bot_move_seconds=5.0, monotonic=clock)
     assert slow.play_bot(game_id, 1) is False
     assert clock.reads == 6, "the budget stopped the search at once, not after 4,000 iterations"
     assert RedisEventStore(redis_client).read(game_id, after=1) == []
@@ -197,7 +197,7 @@ def test_a_bot_out_of_time_fails_with_reason_timeout(
     }
     [logged] = failure_logs(caplog)
     assert f"game {game_id} seat 0 version 1 strength mcts reason timeout" in logged
-    assert floe.repository.store.bot_failures() == 1
+    assert floe.store.bot_failures() == 1
     assert [job for job in floe.automation.waiting_jobs() if job[1] == game_id] == []
 
     # The same move within the bound (the default 60 s) is the unbounded search's move.

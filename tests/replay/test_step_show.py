@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from domain.games import GAMES as HOSTED
-from replay.step import scene, screen
+from replay.step import screen
 from replay.timeline import Timeline, TimelineError, from_events, load
 from tests.reference_games import conformance_games, read_jsonl
 from tests.replay.helpers import Terminal, floe
@@ -60,9 +60,9 @@ def test_timeline_refuses_what_it_cannot_replay() -> None:
 def test_text_renders_every_version_plainly_and_in_colour(game: Path) -> None:
     timeline = load(str(game))
     for version in range(1, timeline.last + 1):
-        plain = HOSTED[timeline.game].text(scene(timeline, version), False)
+        plain = HOSTED[timeline.game].text(timeline.scene(version), False)
         assert plain and all("\x1b" not in line for line in plain)
-    painted = HOSTED[timeline.game].text(scene(timeline, timeline.last // 2), True)
+    painted = HOSTED[timeline.game].text(timeline.scene(timeline.last // 2), True)
     assert any("\x1b[3" in line for line in painted)
 
 

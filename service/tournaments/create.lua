@@ -1,0 +1,8 @@
+-- Write a new tournament: 1, or 0 if the id is taken.
+-- KEYS: tournament
+-- ARGV: channel spec seeds rounds made
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'spec', ARGV[2], 'seeds', ARGV[3], 'rounds', ARGV[4],
+           'made', ARGV[5], 'status', 'running', 'changes', 0)
+redis.call('PUBLISH', ARGV[1], KEYS[1] .. ' 0')
+return 1
