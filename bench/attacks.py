@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench.hostile import (
+from tests.support.floe_run import (
     FloeRun,
     Reply,
     call,

@@ -1,7 +1,7 @@
 """Floe on a Redis Cluster against Floe on one Redis (issue 16): ``python -m bench.cluster``.
 
 Two peers in one run, both up for the whole run, each a real ``floe run``
-(``bench.hostile.floe_run``) with the same API: ``--web-workers`` gevent workers, one job
+(``tests.support.floe_run.floe_run``) with the same API: ``--web-workers`` gevent workers, one job
 worker (nobody is a bot and Arktia never draws, so it idles but for its sweeper), the rate
 limiter counting every request but never refusing, the quotas at their defaults, and a plain
 durable Redis of its own for RQ (``FLOE_QUEUE_URL``). Only the event store differs:
@@ -78,7 +78,6 @@ from typing import Any, cast
 import redis
 
 from bench import policy
-from bench.hostile import FloeRun, floe_run
 from bench.report import Report, Result, git_state, load_average, machine, percentile
 from bench.stack import BenchError, Client, machine_busy
 from bench.tournament import log_errors
@@ -88,6 +87,7 @@ from domain.games import GAMES
 from service.run.redis_cluster import LocalCluster, cluster_info, role, start_cluster
 from service.run.redis_server import DURABLE_CONFIG, RedisServer
 from service.store.events import GAMES_INDEX, events_key
+from tests.support.floe_run import FloeRun, floe_run
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GAME = "arktia"

@@ -53,7 +53,6 @@ from typing import Any
 
 import redis
 
-from bench.arktia_board import hexagonish
 from bench.report import Report, Result
 from domain.engine import play
 from domain.engine.status import GameStatus
@@ -68,6 +67,7 @@ from service.games.state_cache import SNAPSHOT_EVERY
 from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
 from service.settings import Settings
 from service.store.events import GAMES_INDEX, commands_key, events_key, meta_key, seed_key
+from tests.support.boards import hexagonish
 
 MIB = 1024 * 1024
 #: What (a) plays: label, game, options, seats.

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.hostile import floe_run
+from tests.support.floe_run import floe_run
 
 #: Four seats of Ice Breakers played through the API by ``long_game``: its games run to a
 #: thousand events and more when every choice is random.

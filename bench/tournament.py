@@ -46,10 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.hostile import FloeRun, call, floe_run
 from bench.report import Report, Result, git_state, load_average, machine
 from bench.stack import machine_busy
 from service.jobs.backlog import Backlog, pending_key
+from tests.support.floe_run import FloeRun, call, floe_run
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ORGANIZER = "organizer-token-for-bench-tournament"

@@ -1,89 +1,351 @@
 """Every setting of every Floe process, read from the environment in one place.
 
 The API, the worker, ``floe run`` and the benchmarks all take a ``Settings``; nothing else
-reads ``os.environ`` for configuration. Values are checked as they are read, so a typo in a
-variable stops the process with a message naming it instead of surfacing later.
+reads ``os.environ`` for configuration. Each field that comes from the environment is
+declared once, below, with its variable, its default, how it is read and what it means;
+``from_env`` reads them from that declaration and ``service.settings_reference`` writes
+docs/reference/configuration.md from it, so the reference cannot drift. Values are checked
+as they are read, so a typo in a variable stops the process with a message naming it
+instead of surfacing later.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 _N = TypeVar("_N", int, float)
+_T = TypeVar("_T")
+
+# The parts of Floe a setting belongs to: the headings of the configuration reference.
+STORES = "Where the data lives"
+API = "The API"
+LIMITS = "Limits per client"
+WORKERS = "The job workers"
+RUN = "`floe run`"
+PARTS = (STORES, API, LIMITS, WORKERS, RUN)
+
+
+# --- how a variable is read ---------------------------------------------------------------
+
+
+class Kind(Generic[_T]):
+    """How one variable's text becomes a value (blank: the default); ValueError names it."""
+
+    #: What the reference says the variable takes.
+    shape = ""
+
+    def read(self, name: str, env: Mapping[str, str], default: _T) -> _T:
+        raise NotImplementedError
+
+    def show(self, default: _T) -> str:
+        """The default as the reference writes it."""
+        return f"`{default}`"
+
+
+class Text(Kind[str | None]):
+    """Any text; unset or empty is None."""
+
+    def __init__(self, shape: str = "text") -> None:
+        self.shape = shape
+
+    def read(self, name: str, env: Mapping[str, str], default: str | None) -> str | None:
+        return env.get(name) or default
+
+    def show(self, default: str | None) -> str:
+        return "unset" if default is None else f"`{default}`"
+
+
+class Flag(Kind[bool]):
+    """``1`` is on; unset, empty or ``0`` is off; anything else is an error naming it.
+
+    ``strict=False``: exactly ``1`` is on and anything else off (a switch for tools).
+    """
+
+    def __init__(self, *, strict: bool = True) -> None:
+        self.strict = strict
+        self.shape = "`0` or `1`" if strict else "`1` or anything else"
+
+    def read(self, name: str, env: Mapping[str, str], default: bool) -> bool:
+        if not self.strict:
+            return env.get(name) == "1"
+        value = env.get(name, "").strip()
+        if value not in ("", "0", "1"):
+            raise ValueError(f"{name} must be 0 or 1, not {value!r}")
+        return value == "1" if value else default
+
+    def show(self, default: bool) -> str:
+        return "`1`" if default else "`0`"
+
+
+class _Numeric(Kind[_N]):
+    """Numbers: blank means the default; anything else must parse, and be positive (or zero
+    when ``zero_ok``)."""
+
+    def __init__(self, parse: Callable[[str], _N], kind: str, *, zero_ok: bool) -> None:
+        self.parse: Callable[[str], _N] = parse
+        self.kind, self.zero_ok = kind, zero_ok
+        self.shape = f"{kind.split()[-1]} ≥ 0" if zero_ok else f"{kind.split()[-1]} > 0"
+
+    def read(self, name: str, env: Mapping[str, str], default: _N) -> _N:
+        raw = env.get(name, "").strip()
+        if not raw:
+            return default
+        try:
+            value = self.parse(raw)
+        except ValueError:
+            raise ValueError(f"{name} must be {self.kind}, got {raw!r}") from None
+        if value < 0 or (value == 0 and not self.zero_ok):
+            wanted = "zero or more" if self.zero_ok else "positive"
+            raise ValueError(f"{name} must be {wanted}, got {value}")
+        return value
+
+    def show(self, default: _N) -> str:
+        shown = f"`{default:g}`" if isinstance(default, float) else f"`{default}`"
+        if isinstance(default, int) and default >= 1 << 20 and default % (1 << 20) == 0:
+            shown += f" ({default >> 20} MiB)"
+        return shown
+
+
+def integer(*, zero_ok: bool = False) -> Kind[int]:
+    return _Numeric(int, "an integer", zero_ok=zero_ok)
+
+
+def number(*, zero_ok: bool = False) -> Kind[float]:
+    return _Numeric(float, "a number", zero_ok=zero_ok)
+
+
+class Names(Kind[tuple[str, ...]]):
+    """A comma-separated list; blanks around and between the names are dropped."""
+
+    shape = "comma-separated names"
+
+    def read(self, name: str, env: Mapping[str, str], default: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(part.strip() for part in env.get(name, "").split(",") if part.strip())
+
+    def show(self, default: tuple[str, ...]) -> str:
+        return ", ".join(f"`{name}`" for name in default) or "none"
+
+
+class Directory(Kind[Path]):
+    """A path; unset or empty is the default."""
+
+    shape = "path"
+
+    def read(self, name: str, env: Mapping[str, str], default: Path) -> Path:
+        return Path(env.get(name) or default)
+
+
+class MemorySize(Kind[str | None]):
+    """A Redis memory size (``2gb``, ``512mb``, ``100000``), lower-cased; unset is None."""
+
+    shape = "a size: `2gb`, `512mb`, bytes"
+
+    def read(self, name: str, env: Mapping[str, str], default: str | None) -> str | None:
+        raw = env.get(name, "").strip().lower()
+        if not raw:
+            return default
+        if not re.fullmatch(r"[1-9][0-9]*(b|k|kb|m|mb|g|gb)?", raw):
+            raise ValueError(f"{name} must be a size such as 2gb or 512mb, got {raw!r}")
+        return raw
+
+    def show(self, default: str | None) -> str:
+        return "unset" if default is None else f"`{default}`"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One environment variable: its name, how it is read, what it means, where it belongs."""
+
+    env: str
+    kind: Kind[Any]
+    meaning: str
+    part: str
+
+
+def setting(default: _T, env: str, kind: Kind[_T], part: str, meaning: str) -> _T:
+    """A ``Settings`` field read from ``env``: its default and its one declaration."""
+    declared = Setting(env=env, kind=kind, meaning=meaning, part=part)
+    return field(default=default, metadata={"setting": declared})
+
+
+# --- the settings ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    #: The event store; None means "not set": ``floe run`` then starts its own Redis, and
-    #: the other commands use ``DEFAULT_REDIS_URL``.
-    redis_url: str | None = None
-    organizer_token: str | None = None
-    #: ``redis_url`` names nodes of a Redis Cluster (comma-separated URLs; the client finds
-    #: the rest). RQ then needs a Redis of its own: ``queue_url``.
-    redis_cluster: bool = False
-    #: The Redis the job queues live in (the backlog, RQ's jobs, workers' liveness keys);
-    #: None = the event store's (not allowed with a cluster). ``floe run`` with its own store
-    #: starts one in memory and sets this for its children (``service/run/supervisor.py``).
-    queue_url: str | None = None
-    #: Replicas that must hold a write before it is answered (``WAIT``); 0 = none waited for.
-    replica_acks: int = 0
-    #: How long a write waits for them; then 503 ``store_unavailable`` (retry is safe).
-    replica_ack_timeout_ms: int = 1000
-    #: Extra game packages to load by module name (each exports ``GAME``), e.g. plugins.
-    game_modules: tuple[str, ...] = ()
-    # --- the API ---
+    """What one Floe process is configured with. A field declared with ``setting`` comes
+    from its environment variable; the others are fixed in code or set by ``floe run``."""
+
+    redis_url: str | None = setting(
+        None, "REDIS_URL", Text("URL"), STORES,
+        "The event store: a Redis to use, or with `FLOE_REDIS_CLUSTER=1` one or more nodes of "
+        "a Redis Cluster (comma-separated `redis://host:port`); unset, `floe run` starts a "
+        f"Redis of its own and every other command uses `{DEFAULT_REDIS_URL}`.",
+    )  # fmt: skip
+    organizer_token: str | None = setting(
+        None, "FLOE_ORGANIZER_TOKEN", Text("secret"), API,
+        "The organizer's token: it supplies seeds, creates tournaments, exports unfinished "
+        "games and has no quota; unset, nobody is the organizer.",
+    )  # fmt: skip
+    redis_cluster: bool = setting(
+        False, "FLOE_REDIS_CLUSTER", Flag(), STORES,
+        "`1`: `REDIS_URL` names nodes of a Redis Cluster (every game's keys in one slot), and "
+        "`FLOE_QUEUE_URL` is then required because RQ runs on one Redis.",
+    )  # fmt: skip
+    queue_url: str | None = setting(
+        None, "FLOE_QUEUE_URL", Text("URL"), STORES,
+        "The Redis of the job queues (the backlog of draws, bot moves and tournament "
+        "advances, RQ's drain jobs, the workers' liveness keys), which holds nothing the "
+        "store cannot rebuild; unset, `floe run` with its own store starts a second one in "
+        "memory, and otherwise the event store's Redis is used.",
+    )  # fmt: skip
+    replica_acks: int = setting(
+        0, "FLOE_REPLICA_ACKS", integer(zero_ok=True), STORES,
+        "Replicas that must hold a write before it is answered (`WAIT`); too few in time is "
+        "503 `store_unavailable`, and a retry with the same command id is safe.",
+    )  # fmt: skip
+    replica_ack_timeout_ms: int = setting(
+        1000, "FLOE_REPLICA_ACK_TIMEOUT_MS", integer(), STORES,
+        "Milliseconds a write waits for those replicas.",
+    )  # fmt: skip
+    game_modules: tuple[str, ...] = setting(
+        (), "FLOE_GAME_MODULES", Names(), API,
+        "Extra game packages to load by module name, each exporting `GAME` (games kept "
+        "outside this repository); every `floe` process must be given the same list.",
+    )  # fmt: skip
+    #: Largest request body (413 beyond it); a constant, not a variable: no request needs more.
     max_body_bytes: int = 64 * 1024
-    sse_max_seconds: float = 300.0
-    sse_heartbeat_seconds: float = 15.0
-    #: Bytes (estimated) of folded states and game metadata each process caches, LRU.
-    cache_bytes: int = 256 * 1024 * 1024
-    bench_routes: bool = False
-    #: Requests per window per token (hashed) and per client address; 0 = off.
-    rate_limit_per_token: int = 6000
-    rate_limit_per_address: int = 30000
-    rate_limit_window_seconds: int = 60
-    #: Games not over one creator (client address) may have at once: those with a bot seat,
-    #: and all; 0 = no quota. The organizer has none (``service/limits/quotas.py``).
-    bot_games_per_creator: int = 16
-    live_games_per_creator: int = 100
-    #: An open table expires after this; a started or cancelled one is kept a day.
-    table_ttl_seconds: int = 3600
-    #: Open tables one creator (client address) may have at once; 0 = no limit.
-    open_tables_per_creator: int = 10
-    # --- the worker ---
-    sweep_seconds: float = 5.0
-    #: Items (draws, bot moves) a worker runs at once (``service/jobs/drain.py``): their appends
-    #: overlap, so they share fsyncs; one bot thinks at a time whatever this is.
-    worker_threads: int = 8
-    #: How long a bot may think over one move; past it the move fails, loudly (docs/ai.md).
-    bot_move_seconds: float = 60.0
-    # --- floe run ---
+    sse_max_seconds: float = setting(
+        300.0, "FLOE_SSE_MAX_SECONDS", number(), API,
+        "Seconds one live stream (Server-Sent Events) stays open; clients reconnect with "
+        "`Last-Event-ID`.",
+    )  # fmt: skip
+    sse_heartbeat_seconds: float = setting(
+        15.0, "FLOE_SSE_HEARTBEAT_SECONDS", number(), API,
+        "Seconds between the `: keep-alive` comments an idle live stream sends.",
+    )  # fmt: skip
+    bench_routes: bool = setting(
+        False, "FLOE_BENCH_ROUTES", Flag(strict=False), API,
+        "`1` adds `POST /bench/xadd`, the benchmarks' bare route; never set it in a "
+        "deployment.",
+    )  # fmt: skip
+    sweep_seconds: float = setting(
+        5.0, "FLOE_SWEEP_SECONDS", number(zero_ok=True), WORKERS,
+        "Seconds between the sweeper's rounds, which re-enqueue what a game waits for "
+        "(a draw, a bot move, its tournament) once no live worker holds it across two "
+        "rounds.",
+    )  # fmt: skip
+    worker_threads: int = setting(
+        8, "FLOE_WORKER_THREADS", integer(), WORKERS,
+        "Draws and bot moves one worker runs at once, so their appends share fsyncs; one "
+        "bot thinks at a time whatever this is.",
+    )  # fmt: skip
+    bot_move_seconds: float = setting(
+        60.0, "FLOE_BOT_MOVE_SECONDS", number(), WORKERS,
+        "Seconds a bot may think over one move; past it the move fails loudly (logged, "
+        "counted, shown as the game's `bot_failure`), so give the API and the workers the "
+        "same value.",
+    )  # fmt: skip
+    rate_limit_per_token: int = setting(
+        6000, "FLOE_RATE_LIMIT_PER_TOKEN", integer(zero_ok=True), LIMITS,
+        "Requests per window per `Authorization` token (`0`: no limit).",
+    )  # fmt: skip
+    rate_limit_per_address: int = setting(
+        30000, "FLOE_RATE_LIMIT_PER_ADDRESS", integer(zero_ok=True), LIMITS,
+        "Requests per window per client address (`0`: no limit); behind a reverse proxy "
+        "every client is the proxy, so raise it or turn it off there.",
+    )  # fmt: skip
+    rate_limit_window_seconds: int = setting(
+        60, "FLOE_RATE_LIMIT_WINDOW_SECONDS", integer(zero_ok=True), LIMITS,
+        "The rate limits' fixed window, in seconds.",
+    )  # fmt: skip
+    bot_games_per_creator: int = setting(
+        16, "FLOE_BOT_GAMES_PER_CREATOR", integer(zero_ok=True), LIMITS,
+        "Games with a bot seat, not over, one client address may have at once (`0`: no "
+        "quota); beyond it 429 `bot_game_quota`.",
+    )  # fmt: skip
+    live_games_per_creator: int = setting(
+        100, "FLOE_LIVE_GAMES_PER_CREATOR", integer(zero_ok=True), LIMITS,
+        "Games of any kind, not over, one client address may have at once (`0`: no quota); "
+        "beyond it 429 `live_game_quota`.",
+    )  # fmt: skip
+    cache_bytes: int = setting(
+        256 * 1024 * 1024, "FLOE_CACHE_BYTES", integer(), API,
+        "Bytes (estimated) of folded states and game metadata each API or worker process "
+        "caches, least recently used out; an evicted game is refolded from Redis.",
+    )  # fmt: skip
     host: str = "127.0.0.1"
-    port: int = 8000
-    web_workers: int = 2
-    #: Open connections each API process serves at once (gevent: idle ones cost no thread).
-    web_connections: int = 1000
-    #: A request's line and headers must arrive within this (and an idle keep-alive ends).
-    header_timeout_seconds: float = 10.0
-    #: A request's body must arrive within this once its headers have (else 408).
-    body_timeout_seconds: float = 10.0
-    #: Live streams and ``?wait=`` requests one client address may hold open; 0 = no cap.
-    long_requests_per_address: int = 64
-    #: Redis connections each process keeps at most; more requests queue for one.
-    redis_connections: int = 64
-    #: RQ workers; with two or more, the first works only draws, so bots never delay dice.
-    job_workers: int = 2
-    data_dir: Path = Path(".floe-data")
-    #: ``maxmemory`` of the embedded Redis (``2gb``, ``512mb``); None = no limit.
-    redis_maxmemory: str | None = None
-    stop_timeout: float = 10.0
+    port: int = setting(
+        8000, "PORT", integer(), RUN,
+        "The API's port (`floe run --port` wins over it).",
+    )  # fmt: skip
+    web_workers: int = setting(
+        2, "FLOE_WEB_WORKERS", integer(), RUN,
+        "gunicorn (gevent) processes serving the API.",
+    )  # fmt: skip
+    web_connections: int = setting(
+        1000, "FLOE_WEB_CONNECTIONS", integer(), RUN,
+        "Open connections each API process serves at once (an idle one costs no thread).",
+    )  # fmt: skip
+    table_ttl_seconds: int = setting(
+        3600, "FLOE_TABLE_TTL_SECONDS", integer(), LIMITS,
+        "Seconds an open table nobody fills lives; a started or cancelled one is kept a day "
+        "more.",
+    )  # fmt: skip
+    open_tables_per_creator: int = setting(
+        10, "FLOE_OPEN_TABLES_PER_CREATOR", integer(zero_ok=True), LIMITS,
+        "Tables one client address may keep open at once (`0`: no limit); beyond it 429 "
+        "`open_table_quota`.",
+    )  # fmt: skip
+    redis_connections: int = setting(
+        64, "FLOE_REDIS_CONNECTIONS", integer(), STORES,
+        "Redis connections each process keeps at most; more requests queue for one (503 "
+        "`store_unavailable` after 10 s).",
+    )  # fmt: skip
+    header_timeout_seconds: float = setting(
+        10.0, "FLOE_HEADER_TIMEOUT_SECONDS", number(), RUN,
+        "Seconds (whole) a request's line and headers have to arrive before the connection "
+        "is closed; also how long an idle keep-alive connection stays open.",
+    )  # fmt: skip
+    body_timeout_seconds: float = setting(
+        10.0, "FLOE_BODY_TIMEOUT_SECONDS", number(), RUN,
+        "Seconds a request's body has to arrive once its headers have; else 408 "
+        "`request_timeout`.",
+    )  # fmt: skip
+    long_requests_per_address: int = setting(
+        64, "FLOE_LONG_REQUESTS_PER_ADDRESS", integer(zero_ok=True), LIMITS,
+        "Live streams and `?wait=` requests one client address may hold open at once across "
+        "all API processes (`0`: no cap); beyond it 429 `too_many_streams`.",
+    )  # fmt: skip
+    job_workers: int = setting(
+        2, "FLOE_JOB_WORKERS", integer(), RUN,
+        "Job workers `floe run` starts; with two or more the first works only draws, so "
+        "bots never delay dice.",
+    )  # fmt: skip
+    data_dir: Path = setting(  # noqa: RUF009 (a Path is immutable)
+        Path(".floe-data"), "FLOE_DATA_DIR", Directory(), RUN,
+        "Where `floe run` keeps its Redis's data (`redis/`) and its job queues' socket "
+        "(`queue/`); `floe run --data-dir` wins over it.",
+    )  # fmt: skip
+    redis_maxmemory: str | None = setting(
+        None, "FLOE_REDIS_MAXMEMORY", MemorySize(), RUN,
+        "`maxmemory` of `floe run`'s own Redis, which never evicts: at the limit writes are "
+        "503 `store_full`; unset, no limit.",
+    )  # fmt: skip
+    stop_timeout: float = setting(
+        10.0, "FLOE_STOP_TIMEOUT", number(), RUN,
+        "Seconds `floe run` waits for its parts to stop (on Ctrl-C, or when one dies) before "
+        "killing them; a second Ctrl-C skips the wait.",
+    )  # fmt: skip
+    #: The interpreter ``floe run`` starts its parts with.
     python: str = field(default=sys.executable)
 
     def __post_init__(self) -> None:
@@ -112,94 +374,16 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``env`` (default ``os.environ``); ValueError names a bad variable."""
         env = os.environ if env is None else env
-        read = _Reader(env)
-        return cls(
-            redis_url=env.get("REDIS_URL") or None,
-            organizer_token=env.get("FLOE_ORGANIZER_TOKEN") or None,
-            redis_cluster=_flag("FLOE_REDIS_CLUSTER", env),
-            queue_url=env.get("FLOE_QUEUE_URL") or None,
-            replica_acks=read.integer("FLOE_REPLICA_ACKS", 0, zero_ok=True),
-            replica_ack_timeout_ms=read.integer("FLOE_REPLICA_ACK_TIMEOUT_MS", 1000),
-            game_modules=tuple(
-                name.strip() for name in env.get("FLOE_GAME_MODULES", "").split(",") if name.strip()
-            ),
-            sse_max_seconds=read.number("FLOE_SSE_MAX_SECONDS", 300.0),
-            sse_heartbeat_seconds=read.number("FLOE_SSE_HEARTBEAT_SECONDS", 15.0),
-            bench_routes=env.get("FLOE_BENCH_ROUTES") == "1",
-            sweep_seconds=read.number("FLOE_SWEEP_SECONDS", 5.0, zero_ok=True),
-            worker_threads=read.integer("FLOE_WORKER_THREADS", 8),
-            bot_move_seconds=read.number("FLOE_BOT_MOVE_SECONDS", 60.0),
-            rate_limit_per_token=read.integer("FLOE_RATE_LIMIT_PER_TOKEN", 6000, zero_ok=True),
-            rate_limit_per_address=read.integer("FLOE_RATE_LIMIT_PER_ADDRESS", 30000, zero_ok=True),
-            rate_limit_window_seconds=read.integer(
-                "FLOE_RATE_LIMIT_WINDOW_SECONDS", 60, zero_ok=True
-            ),
-            bot_games_per_creator=read.integer("FLOE_BOT_GAMES_PER_CREATOR", 16, zero_ok=True),
-            live_games_per_creator=read.integer("FLOE_LIVE_GAMES_PER_CREATOR", 100, zero_ok=True),
-            cache_bytes=read.integer("FLOE_CACHE_BYTES", 256 * 1024 * 1024),
-            port=read.integer("PORT", 8000),
-            web_workers=read.integer("FLOE_WEB_WORKERS", 2),
-            web_connections=read.integer("FLOE_WEB_CONNECTIONS", 1000),
-            table_ttl_seconds=read.integer("FLOE_TABLE_TTL_SECONDS", 3600),
-            open_tables_per_creator=read.integer("FLOE_OPEN_TABLES_PER_CREATOR", 10, zero_ok=True),
-            redis_connections=read.integer("FLOE_REDIS_CONNECTIONS", 64),
-            header_timeout_seconds=read.number("FLOE_HEADER_TIMEOUT_SECONDS", 10.0),
-            body_timeout_seconds=read.number("FLOE_BODY_TIMEOUT_SECONDS", 10.0),
-            long_requests_per_address=read.integer(
-                "FLOE_LONG_REQUESTS_PER_ADDRESS", 64, zero_ok=True
-            ),
-            job_workers=read.integer("FLOE_JOB_WORKERS", 2),
-            data_dir=Path(env.get("FLOE_DATA_DIR") or ".floe-data"),
-            redis_maxmemory=_memory_size("FLOE_REDIS_MAXMEMORY", env),
-            stop_timeout=read.number("FLOE_STOP_TIMEOUT", 10.0),
-        )
+        read: dict[str, Any] = {
+            name: declared.kind.read(declared.env, env, default)
+            for name, declared, default in declared_settings()
+        }
+        return cls(**read)
 
 
-def _flag(name: str, env: Mapping[str, str]) -> bool:
-    """``1`` is on; unset, empty or ``0`` is off; anything else is an error naming it."""
-    value = env.get(name, "").strip()
-    if value not in ("", "0", "1"):
-        raise ValueError(f"{name} must be 0 or 1, not {value!r}")
-    return value == "1"
-
-
-def _memory_size(name: str, env: Mapping[str, str]) -> str | None:
-    """A Redis memory size (``2gb``, ``512mb``, ``100000``) or None when unset."""
-    raw = env.get(name, "").strip().lower()
-    if not raw:
-        return None
-    if not re.fullmatch(r"[1-9][0-9]*(b|k|kb|m|mb|g|gb)?", raw):
-        raise ValueError(f"{name} must be a size such as 2gb or 512mb, got {raw!r}")
-    return raw
-
-
-@dataclass(frozen=True, slots=True)
-class _Reader:
-    """Numbers from the environment: blank means the default; anything else must parse."""
-
-    env: Mapping[str, str]
-
-    def integer(self, name: str, default: int, *, zero_ok: bool = False) -> int:
-        return self._read(name, default, int, "an integer", zero_ok)
-
-    def number(self, name: str, default: float, *, zero_ok: bool = False) -> float:
-        return self._read(name, default, float, "a number", zero_ok)
-
-    def _read(
-        self, name: str, default: _N, parse: Callable[[str], _N], kind: str, zero_ok: bool
-    ) -> _N:
-        raw = self.env.get(name, "").strip()
-        if not raw:
-            return default
-        try:
-            value = parse(raw)
-        except ValueError:
-            raise ValueError(f"{name} must be {kind}, got {raw!r}") from None
-        return self._checked(name, value, zero_ok)
-
-    @staticmethod
-    def _checked(name: str, value: _N, zero_ok: bool) -> _N:
-        if value < 0 or (value == 0 and not zero_ok):
-            wanted = "zero or more" if zero_ok else "positive"
-            raise ValueError(f"{name} must be {wanted}, got {value}")
-        return value
+def declared_settings() -> Iterator[tuple[str, Setting, Any]]:
+    """Each field read from the environment: its name, declaration and default, in the
+    order the fields are declared."""
+    for declared in dataclasses.fields(Settings):
+        if "setting" in declared.metadata:
+            yield declared.name, declared.metadata["setting"], declared.default

@@ -8,13 +8,14 @@ import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
 
 from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
+from tests.support.workers import StartWorker
 
 
 @pytest.fixture(scope="session")
@@ -47,9 +48,6 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
 # RQ workers: real `floe worker` processes on the test Redis (draws, sweeper).
 # ---------------------------------------------------------------------------------------
 
-StartWorker = Callable[..., subprocess.Popen[bytes]]
-
-
 @pytest.fixture
 def start_worker(redis_url: str) -> Iterator[StartWorker]:
     """Start real worker processes (``floe worker``); all are stopped after the test.
@@ -69,7 +67,7 @@ def start_worker(redis_url: str) -> Iterator[StartWorker]:
         **env: str,
     ) -> subprocess.Popen[bytes]:
         environ = {**os.environ, "REDIS_URL": redis_url, "FLOE_SWEEP_SECONDS": "0.2", **env}
-        command = ["service.cli", "worker"] if pause is None else ["tests.paused_worker", pause]
+        command = ["service.cli", "worker"] if pause is None else ["tests.support.paused_worker", pause]
         command += worker_args
         with contextlib.ExitStack() as files:
             stderr = files.enter_context(log.open("wb")) if log else subprocess.DEVNULL

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect, sync_playwright
 
-from bench.hostile import floe_run
-from tests.browser.conftest import CHROMIUM, DESKTOP, ORGANIZER, PHONE, Floe
+from tests.support.browser import CHROMIUM, DESKTOP, ORGANIZER, PHONE, Floe
+from tests.support.floe_run import floe_run
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = {"desktop": DESKTOP, "phone": PHONE}

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Response, expect
 
-from tests.browser.conftest import PHONE, Contexts, Floe
+from tests.support.browser import PHONE, Contexts, Floe
 
 ARKTIA_SHORT = {"turn_limit": 3}
 

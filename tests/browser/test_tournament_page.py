@@ -15,7 +15,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import PHONE, Contexts, Floe
+from tests.support.browser import PHONE, Contexts, Floe
 
 BOTS = ("random", "greedy")
 #: A whole tournament of bots takes a few seconds on the workers; this is plenty.

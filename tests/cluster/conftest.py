@@ -10,8 +10,6 @@ import pytest
 
 from service.run.redis_cluster import LocalCluster, start_cluster
 
-Cluster = LocalCluster
-
 
 @pytest.fixture(scope="session")
 def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:

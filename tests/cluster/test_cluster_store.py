@@ -11,17 +11,17 @@ import pytest
 from flask.testing import FlaskClient
 from redis.crc import key_slot
 
-from bench.hostile import wait_until
 from service.api.app import create_app
+from service.run.redis_cluster import LocalCluster
 from service.settings import Settings
 from service.store.events import commands_key, events_key, meta_key, seed_key
-from tests.cluster.conftest import Cluster
-from tests.conftest import StartWorker
-from tests.e2e.conftest import ORGANIZER, Game, bearer
-from tests.replay.helpers import floe as floe_cli
+from tests.support.api import ORGANIZER, Game, bearer
+from tests.support.replay_cli import floe as floe_cli
+from tests.support.waiting import wait_until
+from tests.support.workers import StartWorker
 
 
-def cluster_settings(cluster: Cluster, queue_url: str) -> Settings:
+def cluster_settings(cluster: LocalCluster, queue_url: str) -> Settings:
     return Settings(
         redis_url=cluster.url,
         redis_cluster=True,
@@ -30,7 +30,7 @@ def cluster_settings(cluster: Cluster, queue_url: str) -> Settings:
     )
 
 
-def cluster_env(cluster: Cluster, queue_url: str) -> dict[str, str]:
+def cluster_env(cluster: LocalCluster, queue_url: str) -> dict[str, str]:
     return {"REDIS_URL": cluster.url, "FLOE_REDIS_CLUSTER": "1", "FLOE_QUEUE_URL": queue_url}
 
 
@@ -46,7 +46,7 @@ def create(client: FlaskClient, body: dict[str, Any], path: str = "/v1/games") -
 
 
 def test_all_three_games_a_table_and_a_tournament_run_on_the_cluster(
-    cluster: Cluster, redis_url: str, start_worker: StartWorker, tmp_path: Any
+    cluster: LocalCluster, redis_url: str, start_worker: StartWorker, tmp_path: Any
 ) -> None:
     app = create_app(cluster_settings(cluster, redis_url))
     client = app.test_client()
@@ -122,7 +122,7 @@ def test_all_three_games_a_table_and_a_tournament_run_on_the_cluster(
     assert "4 ok, 0 incomplete, 0 failed" in verified.stdout
 
 
-def test_the_rate_limits_count_across_slots(cluster: Cluster, redis_url: str) -> None:
+def test_the_rate_limits_count_across_slots(cluster: LocalCluster, redis_url: str) -> None:
     """A request with a token counts against two counters, in two slots."""
     settings = Settings(
         redis_url=cluster.url,

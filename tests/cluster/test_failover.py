@@ -19,12 +19,10 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from bench.hostile import wait_until
 from service.run.redis_cluster import LocalCluster, role, start_cluster
 from service.run.redis_server import RedisServer, find_redis_server
 from service.store.events import commands_key, events_key, meta_key, seed_key
-from tests.cluster.conftest import Cluster
-from tests.cluster.driving import (
+from tests.support.cluster import (
     Acks,
     PeopleGame,
     Traffic,
@@ -45,6 +43,7 @@ from tests.cluster.driving import (
     watch_to_end,
     whole,
 )
+from tests.support.waiting import wait_until
 
 REDIS_CLI = str(Path(find_redis_server()).with_name("redis-cli"))
 PEOPLE = [{"name": "Ada"}, {"name": "Bo"}]
@@ -65,7 +64,7 @@ def slot_of(game_id: str) -> int:
 
 
 def test_two_api_processes_play_the_three_games_and_read_each_others_writes(
-    cluster: Cluster, redis_url: str, tmp_path: Path
+    cluster: LocalCluster, redis_url: str, tmp_path: Path
 ) -> None:
     traffic, acks = Traffic(), Acks()
     with floe_runs(tmp_path, floe_env(cluster, redis_url)) as runs:

@@ -14,13 +14,13 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 
-from bench.hostile import wait_until
 from service.api.app import create_app
 from service.run.redis_cluster import LocalCluster, role, start_cluster
 from service.run.redis_server import DURABLE_CONFIG, RedisServer
 from service.settings import Settings
 from service.store.events import events_key
-from tests.e2e.conftest import Game
+from tests.support.api import Game
+from tests.support.waiting import wait_until
 
 PEOPLE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
 

@@ -17,7 +17,7 @@ from domain.engine.log import GENESIS_HASH, event_hash
 from service.api.app import create_app
 from service.settings import Settings
 from service.store.events import commands_key, events_key
-from tests.e2e.conftest import ORGANIZER, Game, bearer
+from tests.support.api import ORGANIZER, Game, bearer
 
 NewGame = Callable[..., Game]
 

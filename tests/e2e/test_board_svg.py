@@ -7,7 +7,7 @@ import random
 from collections.abc import Callable
 from xml.etree import ElementTree
 
-from tests.e2e.conftest import Game
+from tests.support.api import Game
 
 NewGame = Callable[..., Game]
 NS = "{http://www.w3.org/2000/svg}"

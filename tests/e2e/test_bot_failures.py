@@ -23,7 +23,7 @@ from service.jobs.backlog import Backlog, pending_key
 from service.jobs.queue import BATCHES, QUEUE_NAMES, job_id
 from service.jobs.worker import LOCK_KEY
 from service.store.events import events_key
-from tests.conftest import StartWorker
+from tests.support.workers import StartWorker
 
 LoggedWorker = tuple[subprocess.Popen[bytes], Path]
 StartLogged = Callable[..., LoggedWorker]

@@ -18,8 +18,8 @@ from service.jobs.backlog import pending_key
 from service.jobs.queue import QUEUE_NAMES, job_id
 from service.settings import Settings
 from service.store.events import events_key
-from tests.conftest import StartWorker
-from tests.e2e.conftest import Game
+from tests.support.api import Game
+from tests.support.workers import StartWorker
 
 NewGame = Callable[..., Game]
 

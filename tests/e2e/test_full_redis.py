@@ -19,8 +19,8 @@ import redis
 from service.api.app import create_app
 from service.run.redis_server import DURABLE_CONFIG, EPHEMERAL_CONFIG, RedisServer, durable_config
 from service.settings import Settings
-from tests.e2e.conftest import ORGANIZER
 from tests.e2e.test_openapi import CheckedClient, OpenApi
+from tests.support.api import ORGANIZER
 
 FULL_CONFIG = {**EPHEMERAL_CONFIG, "maxmemory": "16mb", "maxmemory-policy": "noeviction"}
 PEOPLE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}

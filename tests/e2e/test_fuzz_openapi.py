@@ -39,7 +39,7 @@ from schemathesis.specs.openapi.checks import (
 
 from service.api.app import create_app
 from service.settings import Settings
-from tests.e2e.conftest import ORGANIZER
+from tests.support.api import ORGANIZER
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 SCHEMA = schemathesis.openapi.from_path(SPEC_PATH)

@@ -40,11 +40,11 @@ from typing import Any
 import httpx
 import pytest
 
-from bench.hostile import wait_until
 from replay.verify import verify
 from service.run.redis_server import free_tcp_port
 from service.run.supervisor import api_command
 from service.settings import Settings
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi.yaml"

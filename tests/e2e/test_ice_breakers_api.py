@@ -14,7 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain.engine import rng
-from tests.e2e.conftest import ORGANIZER, Game, bearer
+from tests.support.api import ORGANIZER, Game, bearer
 
 NewGame = Callable[..., Game]
 SECRET = ("reports_upper", "reports_lower")

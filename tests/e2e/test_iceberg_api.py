@@ -25,8 +25,8 @@ from service.api.app import create_app
 from service.bootstrap import build
 from service.settings import Settings
 from service.store.events import events_key
-from tests.conftest import StartWorker
-from tests.e2e.conftest import ORGANIZER, Game, bearer
+from tests.support.api import ORGANIZER, Game, bearer
+from tests.support.workers import StartWorker
 
 NewGame = Callable[..., Game]
 

@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 from service.api.app import create_app
 from service.limits.long_requests import GRACE_MS, holds_key
 from service.settings import Settings
-from tests.clocks import ManualClock
+from tests.support.clocks import ManualClock
 
 CAP = 2
 SSE_SECONDS = 60.0

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from service.api.app import create_app
 from service.settings import Settings
-from tests.e2e.conftest import ORGANIZER, Game, bearer
+from tests.support.api import ORGANIZER, Game, bearer
 
 NewGame = Callable[..., Game]
 

@@ -48,7 +48,7 @@ from service.api.schemas import tournaments as tournament_schemas
 from service.run.redis_server import free_tcp_port
 from service.settings import Settings
 from service.store.events import events_key
-from tests.conftest import StartWorker
+from tests.support.workers import StartWorker
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 #: Served beside the API (service/api/docs.py), outside ``/v1`` and outside the spec's paths.

@@ -1,6 +1,6 @@
 """A fourth game gets the whole product by being registered: nothing else is edited.
 
-Pig (``tests/fixtures/pig``) is a dice game written as a plugin package. Registering it is
+Pig (``tests/support/pig``) is a dice game written as a plugin package. Registering it is
 one line, ``FLOE_GAME_MODULES``, which every ``floe`` process (the worker, the replay CLI)
 reads; this test process gets the same bundle for the test's duration. Then: people play it
 over HTTP with the dice rolled by real workers, bots of every strength play it on the
@@ -26,21 +26,21 @@ from domain.games import GAMES
 from replay.verify import verify_lines
 from service.api.app import create_app
 from service.settings import Settings
-from tests.conftest import StartWorker
 from tests.e2e.test_bots_api import until_over
-from tests.fixtures.pig import GAME as PIG
-from tests.replay.helpers import Terminal, floe
-from tests.unit.domain.test_playthrough import play_through
+from tests.support.pig import GAME as PIG
+from tests.support.playthrough import play_through
+from tests.support.replay_cli import Terminal, floe
+from tests.support.workers import StartWorker
 
 ROOT = Path(__file__).resolve().parents[2]
-PIG_MODULE = "tests.fixtures.pig"
+PIG_MODULE = "tests.support.pig"
 
 
 @pytest.fixture(autouse=True)
 def registered(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pig joins Floe: the line below for every ``floe`` process; this one for the test."""
     monkeypatch.setenv("FLOE_GAME_MODULES", PIG_MODULE)
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # where ``tests.fixtures`` is importable
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # where ``tests.support`` is importable
     monkeypatch.setitem(GAMES, PIG.name, PIG)
 
 

@@ -21,8 +21,8 @@ from service.api.app import create_app
 from service.bootstrap import Floe
 from service.limits.quotas import ORPHAN_MS, CreatorQuotas, QuotaLimits, bots_key, live_key
 from service.settings import Settings
-from tests.clocks import ManualClock
-from tests.e2e.conftest import ORGANIZER, bearer
+from tests.support.api import ORGANIZER, bearer
+from tests.support.clocks import ManualClock
 
 PEOPLE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
 BOTS = {

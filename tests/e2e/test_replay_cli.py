@@ -13,7 +13,7 @@ from xml.etree import ElementTree
 
 from flask.testing import FlaskClient
 
-from tests.e2e.conftest import Game
+from tests.support.api import Game
 
 NewGame = Callable[..., Game]
 

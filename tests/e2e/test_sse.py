@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 
 from service.api.app import create_app
 from service.settings import Settings
-from tests.e2e.conftest import Game
+from tests.support.api import Game
 
 NewGame = Callable[..., Game]
 

@@ -19,8 +19,8 @@ from service.api.app import create_app
 from service.games import tokens
 from service.settings import Settings
 from service.tables.store import TableStore, table_key
-from tests.e2e.conftest import ORGANIZER, bearer
-from tests.faults.conftest import wait_until
+from tests.support.api import ORGANIZER, bearer
+from tests.support.waiting import wait_until
 
 ARKTIA_TWO = {"game": "arktia", "seats": [{"name": "Ada"}, {"open": True}]}
 MakeApp = Callable[..., Flask]

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from service.games import tokens
-from tests.e2e.conftest import ORGANIZER, Game, bearer
+from tests.support.api import ORGANIZER, Game, bearer
 
 
 def every_stored_byte(client: redis.Redis) -> bytes:

@@ -17,7 +17,6 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from bench.hostile import wait_until
 from domain.engine.rng import seed_commitment
 from domain.tournament import tournament_commitment
 from service.api.app import create_app
@@ -32,10 +31,11 @@ from service.redis.connect import connect
 from service.settings import Settings
 from service.tournaments.running import CreateTournament, Tournaments
 from service.tournaments.store import tournament_key
-from tests.conftest import StartWorker
-from tests.e2e.conftest import ORGANIZER, bearer
 from tests.e2e.test_tokens import every_stored_byte
-from tests.replay.helpers import floe as floe_cli
+from tests.support.api import ORGANIZER, bearer
+from tests.support.replay_cli import floe as floe_cli
+from tests.support.waiting import wait_until
+from tests.support.workers import StartWorker
 
 BOTS = ("random", "greedy")
 

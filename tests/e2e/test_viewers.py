@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from flask.testing import FlaskClient
 
-from tests.e2e.conftest import ORGANIZER, Game, bearer
+from tests.support.api import ORGANIZER, Game, bearer
 
 NewGame = Callable[..., Game]
 READS = ["", "/state?version=1", "/events", "/board.svg"]

@@ -20,13 +20,14 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from bench.hostile import FloeRun, call, floe_run, new_game
 from domain.engine.types import RANDOM
 from service.api.app import create_app
 from service.jobs.backlog import Backlog
 from service.settings import Settings
-from tests.conftest import StartWorker
-from tests.faults.conftest import ORGANIZER, audit, stored_log, wait_until
+from tests.support.floe_run import FloeRun, call, floe_run, new_game
+from tests.support.served import ORGANIZER, audit, stored_log
+from tests.support.waiting import wait_until
+from tests.support.workers import StartWorker
 
 GAMES = 6
 

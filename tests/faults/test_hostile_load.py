@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from bench.hostile import (
+from service.limits.long_requests import holds_key
+from tests.support.floe_run import (
     FloeRun,
     Reply,
     call,
@@ -36,9 +37,8 @@ from bench.hostile import (
     start_slow_body,
     status_of,
     timed,
-    wait_until,
 )
-from service.limits.long_requests import holds_key
+from tests.support.waiting import wait_until
 
 #: Source addresses on the loopback network: the caps and quotas are per address.
 STREAM_ADDRESSES = [f"127.0.0.{n}" for n in range(2, 6)]  # 4 x 50 = 200 idle streams

@@ -22,8 +22,9 @@ from service.jobs.backlog import Backlog
 from service.jobs.queue import BATCHES, QUEUE_NAMES, WORKER_QUEUES, job_id
 from service.jobs.worker import Sweeper
 from service.settings import Settings
-from tests.conftest import StartWorker
-from tests.faults.conftest import ORGANIZER, stored_log, wait_until
+from tests.support.served import ORGANIZER, stored_log
+from tests.support.waiting import wait_until
+from tests.support.workers import StartWorker
 
 
 @pytest.fixture

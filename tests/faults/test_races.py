@@ -16,7 +16,7 @@ from typing import Any
 import redis
 
 from service.games.state_cache import SNAPSHOT_EVERY
-from tests.faults.conftest import (
+from tests.support.served import (
     Http,
     Played,
     Reply,

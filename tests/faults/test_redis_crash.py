@@ -21,7 +21,7 @@ from typing import Any
 
 from service.run.redis_server import RedisServer
 from service.store.events import events_key
-from tests.faults.conftest import (
+from tests.support.served import (
     Http,
     Played,
     Reply,
@@ -33,8 +33,8 @@ from tests.faults.conftest import (
     prefer_moves,
     stored,
     stored_log,
-    wait_until,
 )
+from tests.support.waiting import wait_until
 
 GAMES = 8
 KILLS = 3

@@ -22,8 +22,9 @@ from service.api.app import create_app
 from service.bootstrap import build
 from service.settings import Settings
 from service.store.events import events_key
-from tests.conftest import StartWorker
-from tests.faults.conftest import ORGANIZER, audit, stored_log, wait_until
+from tests.support.served import ORGANIZER, audit, stored_log
+from tests.support.waiting import wait_until
+from tests.support.workers import StartWorker
 
 ICEBERG_BOTS = ["random", "greedy", "random"]
 GAMES = 10

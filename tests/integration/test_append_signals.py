@@ -17,8 +17,8 @@ from domain.engine.log import StoredEvent, seal
 from domain.engine.types import Event
 from service.store.appends import AppendSignals
 from service.store.events import Appended, RedisEventStore
-from tests.faults.conftest import wait_until
-from tests.integration.test_store import create_first
+from tests.support.store import create_first
+from tests.support.waiting import wait_until
 
 LONG_MS = 30_000
 AT = "2026-01-01T00:00:00Z"

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 import redis
 
-from bench.arktia_board import hexagonish
 from domain.engine import play
 from domain.engine.types import GameCreated, GameState, SeatInfo
 from domain.games import GAMES
@@ -26,6 +25,7 @@ from service.games.commands import CreateGame, NewPlayer, PlayAction
 from service.games.repository import CATALOG_SHARE
 from service.games.state_cache import SNAPSHOT_EVERY, Head, StateCache
 from service.settings import Settings
+from tests.support.boards import hexagonish
 
 GAME = "arktia"
 PLAYERS = (NewPlayer("Ada"), NewPlayer("Bo"), NewPlayer("Cy"), NewPlayer("Di"))

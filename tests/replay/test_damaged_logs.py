@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from replay.timeline import load
-from tests.reference_games import read_jsonl
-from tests.replay.helpers import (
+from tests.support.reference_games import read_jsonl
+from tests.support.replay_cli import (
     Terminal,
     damaged,
     floe,

@@ -17,7 +17,7 @@ import pytest
 
 from domain.engine.game import Scene
 from domain.games import GAMES
-from tests.replay.scenes import (
+from tests.support.scenes import (
     CODE,
     NAMES,
     Reference,

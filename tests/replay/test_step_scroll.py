@@ -10,8 +10,8 @@ import pytest
 
 from replay.step import HELP, Frame, frame
 from replay.timeline import Timeline, load
-from tests.reference_games import conformance_games
-from tests.replay.helpers import Terminal, damaged, reference
+from tests.support.reference_games import conformance_games
+from tests.support.replay_cli import Terminal, damaged, reference
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

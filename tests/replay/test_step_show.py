@@ -11,8 +11,8 @@ import pytest
 from domain.games import GAMES as HOSTED
 from replay.step import screen
 from replay.timeline import Timeline, TimelineError, from_events, load
-from tests.reference_games import conformance_games, read_jsonl
-from tests.replay.helpers import Terminal, floe
+from tests.support.reference_games import conformance_games, read_jsonl
+from tests.support.replay_cli import Terminal, floe
 
 #: ``tests/e2e/test_plugin_game.py`` drives its game through these helpers from here.
 __all__ = ["Terminal", "floe"]

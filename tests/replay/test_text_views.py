@@ -15,7 +15,7 @@ import pytest
 
 from domain.games import GAMES
 from domain.pictures.words import visible_len
-from tests.replay.scenes import CODE, NAMES, REPR, bracket, pairs, reference, references
+from tests.support.scenes import CODE, NAMES, REPR, bracket, pairs, reference, references
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 #: A Coast Guard card's kind shown without its id (``P5 R3``): ids must come first.

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from replay.verify import Verdict, verify
-from tests.reference_games import conformance_games, read_jsonl
-from tests.replay.helpers import rechain
+from tests.support.reference_games import conformance_games, read_jsonl
+from tests.support.replay_cli import rechain
 
 ARKTIA = next(p for p in conformance_games() if "arktia-3p" in p.name)
 ICEBERG = next(p for p in conformance_games() if "iceberg-2p" in p.name)

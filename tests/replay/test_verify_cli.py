@@ -14,8 +14,8 @@ import pytest
 from domain.engine.log import StoredEvent
 from replay.cli import main, verify_all, verify_one
 from replay.verify import Verdict
-from tests.reference_games import ROOT, conformance_games, read_jsonl
-from tests.replay.helpers import FLOE, damaged, floe, reference, replace_line
+from tests.support.reference_games import ROOT, conformance_games, read_jsonl
+from tests.support.replay_cli import FLOE, damaged, floe, reference, replace_line
 
 ARKTIA = reference("arktia-3p")
 ICEBERG = reference("iceberg-2p")

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from replay.tournament import TournamentVerdict, audit_tournament
-from tests.reference_games import read_jsonl
-from tests.replay.helpers import floe, rechain, reference
-from tests.replay.tournament_exports import Export, Player, build
+from tests.support.reference_games import read_jsonl
+from tests.support.replay_cli import floe, rechain, reference
+from tests.support.tournament_exports import Export, Player, build
 
 NAMES: list[Player] = ["Ada", "Bo", "Cy", "Di", ("Ed", "random")]
 

@@ -1,4 +1,4 @@
-"""The house rules of docs/architecture.md, checked on every module's imports.
+"""The house rules of docs/internals/architecture.md, checked on every module's imports.
 
 - ``domain`` is pure: no service, replay, web, Redis, queue, clock, OS or ``random`` imports.
 - ``replay`` never imports ``service`` (the CLI hands it a store).

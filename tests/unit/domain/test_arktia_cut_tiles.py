@@ -24,7 +24,7 @@ from domain.games.arktia.board import ArktiaBoard
 from domain.games.arktia.hexes import DIRECTIONS, Hex, is_connected, neighbours
 from domain.games.arktia.setup import MAX_BOARD_TILES, read_options
 from domain.games.arktia.stacks import Stack
-from tests.unit.domain.arktia_positions import created
+from tests.support.positions.arktia import created
 
 CHECKED = settings(derandomize=True, deadline=None, max_examples=150, database=None)
 

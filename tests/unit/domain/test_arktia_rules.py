@@ -15,7 +15,7 @@ from domain.engine.errors import IllegalAction, InvalidSetup, NotAllowed
 from domain.games.arktia import ARKTIA
 from domain.games.arktia.hexes import BOARD_24, BOARD_36, rows
 from domain.games.arktia.stacks import NEUTRAL, Stack
-from tests.unit.domain.arktia_positions import act, created, d, events_of, g, legal, position, t
+from tests.support.positions.arktia import act, created, d, events_of, g, legal, position, t
 
 Y, R, GR = 0, 1, 2
 

@@ -22,7 +22,7 @@ from domain.engine import play, rng
 from domain.engine.rng import DrawStream
 from domain.engine.types import GameState
 from domain.games import GAMES
-from tests.unit.domain.test_ai import LIGHT, SEED, new_game
+from tests.support.bots import LIGHT, SEED, new_game
 
 
 class CountingClock:

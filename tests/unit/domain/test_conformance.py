@@ -17,7 +17,7 @@ from domain.engine import play, rng
 from domain.engine.canonical import canonical_json
 from domain.engine.types import GAME_OVER, RANDOM, Event
 from domain.games import GAMES
-from tests.reference_games import conformance_games, read_jsonl
+from tests.support.reference_games import conformance_games, read_jsonl
 
 HOSTED = [p for p in conformance_games() if read_jsonl(p)[0]["data"]["game"] in GAMES]
 

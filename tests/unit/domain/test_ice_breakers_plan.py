@@ -28,8 +28,7 @@ from domain.games.ice_breakers.plan import (
     route_home,
     turn_start,
 )
-from tests.unit.domain.test_ai import SEED, new_game
-from tests.unit.domain.test_worlds import positions
+from tests.support.bots import SEED, new_game, positions
 
 GAME = GAMES["ice-breakers"]
 RULES = GAME.rules

@@ -25,7 +25,7 @@ from domain.games.ice_breakers.actions import parse_action
 from domain.games.ice_breakers.board import IceBreakersBoard
 from domain.games.ice_breakers.cards import CARD_IDS, piece_value
 from domain.games.ice_breakers.geometry import CHANNELS, HARBORS, INTRO_SHIPS, LARGE, NEIGHBOURS
-from tests.unit.domain.ice_breakers_positions import (
+from tests.support.positions.ice_breakers import (
     act,
     all_ice,
     board_of,

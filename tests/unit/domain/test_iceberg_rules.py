@@ -18,7 +18,7 @@ from domain.engine.errors import GameError, IllegalAction, InvalidSetup, Malform
 from domain.engine.rules import Draw, Rules
 from domain.games.iceberg import ICEBERG, IcebergRules
 from domain.games.iceberg.geometry import DEAL_ORDER
-from tests.unit.domain.iceberg_positions import (
+from tests.support.positions.iceberg import (
     IDENTITY,
     act,
     coins_of,

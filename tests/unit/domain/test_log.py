@@ -1,4 +1,4 @@
-"""The hash chain of docs/format.md, recomputed from every reference export and the doc's example."""
+"""The hash chain of docs/reference/format.md, recomputed from every reference export and the doc's example."""
 
 from __future__ import annotations
 
@@ -12,9 +12,15 @@ import pytest
 from domain.engine.canonical import canonical_json
 from domain.engine.log import GENESIS_HASH, event_hash, seal
 from domain.engine.types import Event
-from tests.reference_games import CHECKSUMS, CONFORMANCE, ROOT, conformance_games, read_jsonl
+from tests.support.reference_games import (
+    CHECKSUMS,
+    CONFORMANCE,
+    ROOT,
+    conformance_games,
+    read_jsonl,
+)
 
-FORMAT = ROOT / "docs" / "format.md"
+FORMAT = ROOT / "docs" / "reference" / "format.md"
 
 
 def test_there_are_reference_games_to_check() -> None:
@@ -35,7 +41,7 @@ def test_the_reference_files_are_the_recorded_bytes() -> None:
 
 
 def test_the_documented_example_chains_and_shows_the_bytes_hashed() -> None:
-    """docs/format.md's two-line export and the exact bytes it says line 1 hashes."""
+    """docs/reference/format.md's two-line export and the exact bytes it says line 1 hashes."""
     text = FORMAT.read_text(encoding="utf-8")
     [export] = re.findall(r"```jsonl\n(.*?)```", text, re.S)
     [hashed] = re.findall(r"```text\n(0{64}\{.*?)\n```", text, re.S)

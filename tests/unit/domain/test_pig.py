@@ -27,8 +27,8 @@ from domain.engine.types import (
     GameState,
     SeatInfo,
 )
-from tests.fixtures.pig import GAME, PigBoard
-from tests.fixtures.pig.board import TURN_LIMIT
+from tests.support.pig import GAME, PigBoard
+from tests.support.pig.board import TURN_LIMIT
 
 RULES = GAME.rules
 SEED = bytes(range(32))

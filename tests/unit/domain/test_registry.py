@@ -15,10 +15,10 @@ from domain.ai import policy as policy_module
 from domain.engine.game import Game
 from domain.engine.rng import DrawStream
 from domain.games import GAMES, load_game_module, register
-from tests.unit.domain.test_ai import SEED, new_game, play_out
+from tests.support.bots import SEED, new_game, play_out
 
 ROOT = Path(__file__).resolve().parents[3]
-PLUGIN = "tests.fixtures.pig"
+PLUGIN = "tests.support.pig"
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def test_every_hosted_game_is_a_bundle_under_its_rules_name() -> None:
 
 
 def test_loading_a_plugin_module_registers_its_bundle(registry: dict[str, Game[Any]]) -> None:
-    from tests.fixtures.pig import GAME
+    from tests.support.pig import GAME
 
     assert GAME.name not in registry
     assert load_game_module(PLUGIN) is GAME
@@ -92,7 +92,9 @@ def test_mcts_thinks_as_hard_as_the_game_says_unless_told_otherwise(
     seen: list[Any] = []
 
     class Spy:
-        def __init__(self, game: Game[Any], settings: Any, generator: Any) -> None:
+        def __init__(
+            self, game: Game[Any], settings: Any, generator: Any, encode: Any = None
+        ) -> None:
             seen.append(settings)
 
         def choose(self, state: Any, seat: int) -> Any:

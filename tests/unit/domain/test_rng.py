@@ -1,4 +1,4 @@
-"""The seed derivation against the test vectors that docs/format.md publishes.
+"""The seed derivation against the test vectors that docs/reference/format.md publishes.
 
 The vectors are read from the document itself, so a vector changed there, or a change to the
 derivation here, fails a test; the hard-coded ones below pin the document to what it said when
@@ -19,12 +19,12 @@ import pytest
 from domain.engine.rng import DrawStream, draw, seed_commitment
 
 ZERO = bytes(32)
-FORMAT = Path(__file__).resolve().parents[3] / "docs" / "format.md"
+FORMAT = Path(__file__).resolve().parents[3] / "docs" / "reference" / "format.md"
 TABLE_HEAD = "| seed (hex) | game_id | version | label | kind | n | outcome |"
 
 
 def documented_vectors() -> list[tuple[bytes, str, int, str, str, int, Any]]:
-    """The rows of the test vector table in docs/format.md."""
+    """The rows of the test vector table in docs/reference/format.md."""
     lines = FORMAT.read_text(encoding="utf-8").splitlines()
     start = lines.index(TABLE_HEAD) + 2  # the header and its |---| line
     rows = []

@@ -7,44 +7,16 @@ differ only in hidden information must give the bot the very same sampled world.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
 
 from domain.ai.generator import SplitMix64
 from domain.ai.worlds import sample_world
-from domain.engine import play, rng
+from domain.engine import play
 from domain.engine.rng import DrawStream
-from domain.engine.types import GameState
 from domain.games import GAMES
-from tests.unit.domain.test_ai import LIGHT, SEED, new_game
-
-
-def positions(
-    game: str, seats: int, game_id: str, overrides: Mapping[str, Any] | None = None, **options: Any
-) -> Iterator[GameState[Any]]:
-    """Every position of a random game where a seat must act; ``overrides`` replaces the
-    outcome of the setup draws with those labels (a different hidden deal)."""
-    rules = GAMES[game].rules
-    state = new_game(game, seats, game_id, **options)
-    chooser = random.Random(7)
-    while not state.over:
-        draw = rules.pending_draw(state.board)
-        if draw is not None:
-            outcome = (overrides or {}).get(draw.label)
-            if outcome is None:
-                outcome = rng.draw(
-                    SEED, state.game_id, state.version + 1, draw.label, draw.kind, draw.n
-                )
-            state = play.resolve_draw_step(rules, state, outcome)[1]
-            continue
-        yield state
-        seat = play.to_act(rules, state)[0]
-        actions = play.legal_actions(rules, state, seat)
-        state = play.step(rules, state, seat, chooser.choice(actions))[1]
-
+from tests.support.bots import LIGHT, SEED, positions
 
 CASES: list[tuple[str, int, dict[str, Any]]] = [
     ("iceberg", 2, {}),

@@ -1,0 +1,1 @@
+"""What tests share: harnesses, helpers, clocks, reference data and a plugin game."""

@@ -1,0 +1,1 @@
+"""Hand-built positions of each game, for the rules and bot tests."""

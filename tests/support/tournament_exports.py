@@ -1,0 +1,246 @@
+"""Real tournament exports, made in-process with no Redis, for the tournament audit's tests.
+
+A tournament here is what the service makes of one (docs/guide/tournaments.md, the export format of
+issue 15): one seed per slot drawn at creation (deterministically, from the tournament's
+``seed``), only their commitments shown; each round's tables from ``Plan.next_round`` given the
+results before it; each game played through the domain exactly as the workers play it (every
+draw from the slot's seed with ``rng.draw`` at the version it will hold, every other move a
+seeded random choice among ``play.legal_actions`` of a seat in ``play.to_act``), its events
+sealed into the hash chain batch by batch as the repository appends them, ``seed_revealed``
+right after ``game_over``; then the manifest, with the standings the claimed outcomes give.
+
+``bench/verifying.py`` plays games the same way, but with fixed seats, ids and options; a
+tournament game needs its own ``game_created`` (its place, its slot's commitment, the table's
+players), so the playthrough is here.
+
+An ``Export`` is kept as JSON (the manifest and each game's stored events) so a test can
+tamper with any part, re-sign a game log (``rechain``) and recompute what a forger would.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from domain.engine import play, rng
+from domain.engine.canonical import canonical_json
+from domain.engine.log import GENESIS_HASH, seal
+from domain.engine.types import (
+    GAME_CREATED,
+    GAME_OVER,
+    SEED_REVEALED,
+    SYSTEM,
+    Event,
+    GameCreated,
+    GameState,
+    SeatInfo,
+    TournamentSlot,
+)
+from domain.games import GAMES
+from domain.tournament import tournament_commitment
+from domain.tournament.plan import Plan, PlayedRound
+from domain.tournament.rounds import Round
+from domain.tournament.standings import GameResult, as_json_number, standings
+
+AT = "2026-11-24T01:02:03.456Z"
+#: A player: a name, or a name and a bot.
+Player = str | tuple[str, str | None]
+
+
+@dataclass
+class Export:
+    """A tournament export as JSON: line 1's manifest (the ``tournament`` object) and each
+    game's stored events, games in the manifest's order (round, then table)."""
+
+    manifest: dict[str, Any]
+    games: list[list[dict[str, Any]]]
+
+    def lines(self) -> list[str]:
+        out = [canonical_json({"tournament": self.manifest})]
+        return out + [canonical_json(event) for events in self.games for event in events]
+
+    def write(self, path: Path) -> Path:
+        path.write_text("".join(line + "\n" for line in self.lines()), encoding="utf-8")
+        return path
+
+    def copy(self) -> Export:
+        return Export(copy.deepcopy(self.manifest), copy.deepcopy(self.games))
+
+    def listed(self, round_: int, table: int) -> dict[str, Any]:
+        """The manifest's entry for the game at ``round_``, ``table``."""
+        entry: dict[str, Any] = self.manifest["rounds"][round_ - 1]["games"][table - 1]
+        return entry
+
+    def index(self, round_: int, table: int) -> int:
+        """Where the log of the game at ``round_``, ``table`` is in ``games``."""
+        game_id = self.listed(round_, table)["game_id"]
+        return next(i for i, g in enumerate(self.games) if g[0]["game_id"] == game_id)
+
+    def log(self, round_: int, table: int) -> list[dict[str, Any]]:
+        return self.games[self.index(round_, table)]
+
+    def line_of(self, round_: int, table: int) -> int:
+        """The file's line number of the first event of the game at ``round_``, ``table``."""
+        index = self.index(round_, table)
+        return 2 + sum(len(g) for g in self.games[:index])
+
+    def restand(self) -> None:
+        """Recompute the published standings from the manifest's own claims (the outcomes
+        it shows and every round's byes), as the service writes them."""
+        self.manifest["standings"] = claimed_standings(self.manifest)
+
+
+def claimed_standings(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    names = [p["name"] for p in manifest["players"]]
+    results = [
+        GameResult(tuple(game["players"]), tuple(game["outcome"]["winners"]))
+        for round_ in manifest["rounds"]
+        for game in round_["games"]
+        if game["outcome"] is not None
+    ]
+    byes = [p for round_ in manifest["rounds"] for p in round_["byes"]]
+    return [
+        {
+            "player": s.player,
+            "name": s.name,
+            "points": as_json_number(s.points),
+            "buchholz": as_json_number(s.buchholz),
+        }
+        for s in standings(names, results, byes)
+    ]
+
+
+def build(
+    game: str,
+    format: str,
+    players: Sequence[Player],
+    *,
+    table_size: int = 2,
+    rounds: int | None = None,
+    options: dict[str, Any] | None = None,
+    seed: int = 0,
+    made: int | None = None,
+    unfinished: int = 0,
+) -> Export:
+    """A tournament of ``game`` played round after round: ``made`` rounds (all of them by
+    default), the last ``unfinished`` games of the last round stopped halfway (as an export
+    taken while they are played shows them)."""
+    seats = [(p, None) if isinstance(p, str) else p for p in players]
+    plan = Plan.of(format, len(seats), table_size, rounds)
+    options = dict(options or {})
+    tournament_id = _hex(f"tournament/{seed}")[:16]
+    seeds = [
+        hashlib.sha256(f"{tournament_id}/seed/{s}".encode()).digest() for s in range(plan.slots)
+    ]
+    game_ids = [_hex(f"{tournament_id}/game/{s}")[:16] for s in range(plan.slots)]
+    commitments = [rng.seed_commitment(s) for s in seeds]
+    made = plan.rounds if made is None else made
+    played: list[PlayedRound] = []
+    listed: list[dict[str, Any]] = []
+    logs: list[list[dict[str, Any]]] = []
+    for number in range(1, made + 1):
+        round_ = plan.next_round(played)
+        games: list[dict[str, Any]] = []
+        winners: list[tuple[int, ...]] = []
+        for table, seated in enumerate((t.players for t in round_.tables), start=1):
+            slot = plan.slot(number, table)
+            cut = number == made and table > len(round_.tables) - unfinished
+            created = GameCreated(
+                game,
+                GAMES[game].rules.rules_version,
+                options,
+                tuple(SeatInfo(i, *seats[p]) for i, p in enumerate(seated)),
+                commitments[slot],
+                TournamentSlot(tournament_id, number, table),
+            )
+            events, state = play_game(game_ids[slot], created, seeds[slot], cut=cut)
+            logs.append(events)
+            outcome = None if state.outcome is None else state.outcome.to_json()
+            games.append(
+                {
+                    "game_id": game_ids[slot],
+                    "table": table,
+                    "players": list(seated),
+                    "outcome": outcome,
+                }
+            )
+            if state.outcome is not None:
+                winners.append(state.outcome.winners)
+        listed.append({"round": number, "byes": list(round_.byes), "games": games})
+        if len(winners) == len(round_.tables):
+            played.append(PlayedRound(Round(round_.tables, round_.byes), tuple(winners)))
+    manifest: dict[str, Any] = {
+        "id": tournament_id,
+        "game": game,
+        "format": plan.format,
+        "table_size": plan.table_size,
+        "planned_rounds": plan.rounds,
+        "options": options,
+        "created_at": AT,
+        "commitment": tournament_commitment(commitments),
+        "seed_commitments": commitments,
+        "players": [{"player": i, "name": n, "bot": b} for i, (n, b) in enumerate(seats)],
+        "rounds": listed,
+        "standings": [],
+    }
+    export = Export(manifest, logs)
+    export.restand()
+    return export
+
+
+def play_game(
+    game_id: str, created: GameCreated, seed: bytes, *, cut: bool = False
+) -> tuple[list[dict[str, Any]], GameState[Any]]:
+    """One game played out from ``created``, as stored events; with ``cut``, stopped about
+    halfway, as it stands while it is played (no ``game_over``, no seed revealed)."""
+    rules = GAMES[created.game].rules
+    chooser = random.Random(game_id)
+    [first] = seal(
+        game_id,
+        [Event(GAME_CREATED, SYSTEM, created.to_json())],
+        first_version=1,
+        prev_hash=GENESIS_HASH,
+        at=AT,
+        command_id=None,
+    )
+    stored = [first]
+    state = play.new_game(rules, game_id, created)
+    while not state.over:
+        draw = rules.pending_draw(state.board)
+        command_id = None
+        if draw is not None:  # the worker's draw, from the slot's seed
+            outcome = rng.draw(seed, game_id, state.version + 1, draw.label, draw.kind, draw.n)
+            events, after = play.resolve_draw_step(rules, state, outcome)
+        else:
+            seat = chooser.choice(play.to_act(rules, state))
+            actions = play.legal_actions(rules, state, seat)
+            weights = [0.02 if a.type == "retire" else 1.0 for a in actions]
+            action = chooser.choices(actions, weights)[0]
+            events, after = play.step(rules, state, seat, action)
+            command_id = f"{seat}-{state.version}"
+        if cut and events[-1].type == GAME_OVER:
+            break  # the half of a game that ends quickly: stop before its end
+        if events[-1].type == GAME_OVER:  # the repository reveals the seed in the same append
+            revealed = Event(SEED_REVEALED, SYSTEM, {"seed": seed.hex()})
+            events, after = [*events, revealed], play.apply(rules, after, revealed)
+        stored += seal(
+            game_id,
+            events,
+            first_version=state.version + 1,
+            prev_hash=stored[-1].hash,
+            at=AT,
+            command_id=command_id,
+        )
+        state = after
+        if cut and state.version >= 20:
+            break
+    return [dict(e.to_json()) for e in stored], state
+
+
+def _hex(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
