@@ -1,13 +1,13 @@
 """The composition root: the one place Floe's parts are built and wired together.
 
-The API (``service.api.app.create_app``), the worker (``floe worker``), the CLI and the
-benchmarks all call ``build``; tests call it too, passing their own Redis, clock, queue or
-fault hooks. Nothing connects at import time: a connection is made here, when asked.
+The API (``service.api.app.create_app``), the worker (``floe worker``: ``build_worker``), the
+CLI and the benchmarks all call ``build``; tests call it too, passing their own Redis, clock,
+queue or fault hooks. Nothing connects at import time: a connection is made here, when asked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import redis
@@ -23,6 +23,7 @@ from service.games.queries import GameQueries
 from service.games.repository import GameRepository
 from service.jobs.handlers import Automation, JobHooks
 from service.jobs.queue import RqJobQueue
+from service.jobs.worker import Worker
 from service.limits.long_requests import LongRequestSlots
 from service.limits.quotas import CreatorQuotas, QuotaLimits
 from service.limits.rate_limits import Limits, RateLimiter
@@ -141,4 +142,31 @@ def build(
         jobs=queue,
         rate_limiter=RateLimiter(client, limits, clock, cluster=settings.redis_cluster),
         long_requests=LongRequestSlots(client, settings.long_requests_per_address, clock),
+    )
+
+
+def build_worker(
+    floe: Floe,
+    *,
+    draws_only: bool = False,
+    burst: bool = False,
+    retry_failed: bool = True,
+    deadline_of: Callable[[str], float] | None = None,
+) -> Worker:
+    """The job worker (``floe worker``) on ``floe``'s parts (``service.jobs.worker.Worker``
+    says what the flags do; ``deadline_of`` is for tests: each item's deadline, seconds)."""
+    settings = floe.settings
+    queue = floe.jobs
+    if not isinstance(queue, RqJobQueue):  # a test handed Floe another kind: the real one
+        queue = RqJobQueue(floe.queue_redis, bot_move_seconds=settings.bot_move_seconds)
+    return Worker(
+        floe.automation,
+        queue,
+        floe.queue_redis,
+        sweep_seconds=settings.sweep_seconds,
+        threads=settings.worker_threads,
+        draws_only=draws_only,
+        burst=burst,
+        retry_failed=retry_failed,
+        deadline_of=deadline_of,
     )

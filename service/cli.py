@@ -26,6 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     worker.add_argument(
         "--draws-only", action="store_true", help="work only draws (never a bot's move)"
     )
+    worker.add_argument(
+        "--no-retry-failed",
+        dest="retry_failed",
+        action="store_false",
+        help="leave failed bot moves failed at start (floe run's replacement workers)",
+    )
     commands.add_parser("run", help="Redis (unless REDIS_URL is set), a worker and the API")
     commands.add_parser("replay", help="export and verify games (floe replay --help)")
     if argv[:1] == ["run"]:
@@ -51,10 +57,15 @@ def main(argv: list[str] | None = None) -> int:
         port = settings.port if args.port is None else args.port
         create_app(settings).run(host=args.host, port=port, threaded=True)
         return 0
-    from service.bootstrap import build
-    from service.jobs.worker import run_worker
+    from service.bootstrap import build, build_worker
 
-    run_worker(build(settings), burst=args.burst, draws_only=args.draws_only)
+    job_worker = build_worker(
+        build(settings),
+        burst=args.burst,
+        draws_only=args.draws_only,
+        retry_failed=args.retry_failed,
+    )
+    job_worker.run()
     return 0
 
 

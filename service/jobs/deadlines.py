@@ -1,94 +1,71 @@
-"""Deadlines for the items a drain runs: RQ's job timeout, per item, in any thread.
+"""Deadlines for the items a worker runs: an item past its own is stuck, and ends its worker.
 
-A drain job (``service.jobs.drain``) runs its items on a few threads. Each item gets the bound
-its own RQ job used to have: past it, RQ's ``JobTimeoutException`` is raised inside the
-item's thread (a bot's search stops itself first, so this is only a net for code that never
-checks). Signals reach only the main thread, so the exception is set on the item's thread
-by one watchdog thread (``PyThreadState_SetAsyncExc``, as RQ's own ``TimerDeathPenalty``
-does); like RQ's alarm it interrupts Python code, not a call blocked inside C.
-
-An item that finishes just as its deadline passes counts as finished: an exception set but
-not yet raised is cleared as the item leaves (``PyThreadState_SetAsyncExc(thread, NULL)``),
-so it can never surface later in code that is not the item's.
+A bot's search stops itself within its budget and a draw takes milliseconds, so an item still
+running past its deadline (``service.jobs.queue.item_deadline``, far above the bot's budget)
+is code that never checks: a bug. Python cannot stop a thread from outside, and an exception
+forced into one can surface anywhere, so the worker does not try: one watching thread finds
+the item past its deadline and calls ``on_stuck`` with it. The worker's ``on_stuck`` logs it,
+records the failure of a bot move, and ends the process with ``STUCK_EXIT_STATUS``; what else
+it held is added again by the sweeper once its liveness lapses, and ``floe run`` starts
+another worker in its place.
 """
 
 from __future__ import annotations
 
-import ctypes
-import heapq
 import itertools
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from rq.timeouts import JobTimeoutException
+#: How a worker that found an item stuck past its deadline exits (``EX_SOFTWARE``: a bug).
+STUCK_EXIT_STATUS = 70
+#: How often the watching thread looks (an item's deadline is a minute or more).
+CHECK_SECONDS = 0.5
 
 
-def _set_async_exc(thread: int, exception: type[BaseException] | None) -> None:
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(
-        ctypes.c_ulong(thread), ctypes.py_object(exception) if exception else None
-    )
+class Deadlines:
+    """Watches the deadline of every item running in this process, from one thread."""
 
-
-class Watchdog:
-    """Raises ``JobTimeoutException`` in a thread whose deadline passed (one thread for all)."""
-
-    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        seconds_of: Callable[[str], float],
+        on_stuck: Callable[[str], object],
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        check_seconds: float = CHECK_SECONDS,
+    ) -> None:
+        self._seconds_of = seconds_of
+        self._on_stuck = on_stuck
         self._monotonic = monotonic
-        self._changed = threading.Condition()
-        self._armed: dict[int, int] = {}  # token -> the thread it guards
-        self._fired: set[int] = set()
-        self._due: list[tuple[float, int]] = []
+        self._check_seconds = check_seconds
+        self._lock = threading.Lock()
+        self._running: dict[int, tuple[float, str]] = {}  # token -> (deadline, item)
         self._tokens = itertools.count()
-        self._thread: threading.Thread | None = None
+        self._watcher: threading.Thread | None = None
 
     @contextmanager
-    def deadline(self, seconds: float) -> Iterator[None]:
-        """Raise ``JobTimeoutException`` in the block once ``seconds`` have passed."""
-        token = self._arm(seconds)
+    def watch(self, item: str) -> Iterator[None]:
+        """Run the block as ``item``: past the item's deadline, ``on_stuck(item)`` is called."""
+        token = next(self._tokens)
+        deadline = self._monotonic() + self._seconds_of(item)
+        with self._lock:
+            self._running[token] = (deadline, item)
+            if self._watcher is None:
+                self._watcher = threading.Thread(target=self._watch, name="deadlines", daemon=True)
+                self._watcher.start()
         try:
-            try:
-                yield
-            finally:
-                self._disarm(token)
-        except JobTimeoutException:
-            with self._changed:
-                self._armed.pop(token, None)
-                self._fired.discard(token)
-            raise
-
-    def _arm(self, seconds: float) -> int:
-        with self._changed:
-            token = next(self._tokens)
-            self._armed[token] = threading.get_ident()
-            heapq.heappush(self._due, (self._monotonic() + seconds, token))
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._watch, name="deadlines", daemon=True)
-                self._thread.start()
-            self._changed.notify()
-            return token
-
-    def _disarm(self, token: int) -> None:
-        with self._changed:
-            if self._armed.pop(token, None) is None and token in self._fired:
-                self._fired.discard(token)
-                _set_async_exc(threading.get_ident(), None)  # set, not raised yet: finished
+            yield
+        finally:
+            with self._lock:
+                self._running.pop(token, None)
 
     def _watch(self) -> None:
-        with self._changed:
-            while True:
-                while self._due and self._due[0][1] not in self._armed:
-                    heapq.heappop(self._due)  # disarmed meanwhile
-                if not self._due:
-                    self._changed.wait()
-                    continue
-                at, token = self._due[0]
-                left = at - self._monotonic()
-                if left > 0:
-                    self._changed.wait(left)
-                    continue
-                heapq.heappop(self._due)
-                thread = self._armed.pop(token)
-                self._fired.add(token)
-                _set_async_exc(thread, JobTimeoutException)
+        while True:
+            time.sleep(self._check_seconds)
+            now = self._monotonic()
+            with self._lock:
+                stuck = [t for t, (deadline, _) in self._running.items() if deadline <= now]
+                items = [self._running.pop(token)[1] for token in stuck]
+            for item in items:  # each at most once (``on_stuck`` normally never returns)
+                self._on_stuck(item)

@@ -18,8 +18,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
-from rq.timeouts import JobTimeoutException
-
 from domain.ai import UNBOUNDED, BotTimedOut, Budget, bot_to_move
 from domain.ai.policy import Policy
 from domain.engine import play, rng
@@ -31,6 +29,7 @@ from service.games.catalog import GameMeta
 from service.games.follow_ups import JobKind, JobQueue, enqueue_next
 from service.games.repository import GameRepository, Recorded
 from service.games.state_cache import Head
+from service.jobs.queue import parse_job_id
 from service.store.events import EventStore, GameRecord
 
 log = logging.getLogger(__name__)
@@ -92,7 +91,7 @@ class BotFailure:
 
 
 class Automation:
-    """Draws and bot moves, as the RQ jobs make them.
+    """Draws, bot moves and tournament advances, as the drains run them.
 
     ``bot_move_seconds`` bounds each bot move on ``monotonic`` (None: no bound).
     """
@@ -145,6 +144,33 @@ class Automation:
             head = Head(result.state, result.events[-1].hash)
         return made
 
+    def run_item(self, item: str, thought: Callable[[], None] = lambda: None) -> object:
+        """Do what the item ``<kind>-<game>-<version>`` names (nothing, if it is stale);
+        ``thought``: called once a bot has decided (``play_bot``)."""
+        kind, game_id, version = parse_job_id(item)
+        if kind == "draw":
+            return self.resolve_draw(game_id, version)
+        if kind == "bot":
+            return self.play_bot(game_id, version, thought)
+        return self.tournament_game_over(game_id, version)
+
+    def item_stuck(self, item: str) -> None:
+        """``item`` ran past its deadline (``service.jobs.deadlines``): code that never checks
+        its budget. A bot move's failure is recorded as any bot failure is (reason
+        ``timeout``), so the sweeper leaves it alone until a worker starting retries it; a
+        stuck draw or advance has nothing to record."""
+        kind, game_id, version = parse_job_id(item)
+        if kind != "bot":
+            return
+        meta = self._repository.meta(game_id)
+        state = self._repository.head(meta).state
+        seat = bot_to_move(meta.bundle, state) if state.version == version else None
+        if seat is None or state.over:
+            return  # the game moved on meanwhile: nothing failed at this version
+        strength = meta.seats[seat].bot or ""
+        message = f"{strength} was stopped by the job timeout"
+        self._failed(game_id, seat, version, strength, "timeout", message)
+
     def tournament_game_over(self, game_id: str, version: int) -> bool:
         """A tournament game ended at ``version``: its tournament takes note and, once the
         round is over, makes the next (idempotent: ``Tournaments.advance``)."""
@@ -169,7 +195,7 @@ class Automation:
         random stream (label ``bot-<seat>``, consuming none of the game's draws), and its move
         goes through the same append as a person's: a job that runs twice writes once.
         ``thought`` is called once the bot has decided (or found nothing to decide), before
-        the move is appended: a drain then lets the next bot think (``service.jobs.drain``).
+        the move is appended: a drain then lets the next bot think (``service.jobs.drains``).
 
         It decides against this process's cached head when that is at ``version`` (a worker
         playing a game of bots wrote it itself), as a person's move does: the append refuses
@@ -217,7 +243,7 @@ class Automation:
         gets no other move played in its place: a move nobody asked for, or one that depends
         on how fast the machine is, would break the game's determinism. The failure is
         logged, counted and recorded in the game's meta, where its view shows it; the game
-        waits at this version until the bot succeeds (``retry_failed``, docs/ai.md).
+        waits at this version until the bot succeeds (``retry_failed``, docs/guide/bots.md).
         """
         version = state.version
         strength = meta.seats[seat].bot or ""
@@ -230,9 +256,6 @@ class Automation:
             return play.step(meta.rules, state, seat, action)
         except BotTimedOut as error:
             message = f"{strength} {error}"
-            self._failed(meta.game_id, seat, version, strength, "timeout", message)
-        except JobTimeoutException:  # RQ's net, far above the bound: code that never checks
-            message = f"{strength} was stopped by the job timeout"
             self._failed(meta.game_id, seat, version, strength, "timeout", message)
         except Exception as error:
             message = f"{strength} failed ({type(error).__name__})"
@@ -326,9 +349,10 @@ class Automation:
     def retry_failed(self) -> list[tuple[str, int]]:
         """Enqueue every failed bot move again; the (game, version) pairs enqueued.
 
-        Each worker does this once, as it starts (``service.jobs.worker``): restarting the workers
-        with a larger ``FLOE_BOT_MOVE_SECONDS``, or with the bug fixed, resumes the games. The
-        failure stays recorded until the bot succeeds; failing again records it again.
+        Each worker does this once, as it starts (``service.jobs.worker``; not one ``floe run``
+        starts in place of a worker that died): restarting the workers with a larger
+        ``FLOE_BOT_MOVE_SECONDS``, or with the bug fixed, resumes the games. The failure stays
+        recorded until the bot succeeds; failing again records it again.
         """
         retried = []
         for game_id, version in self.failed_bot_moves():

@@ -1,202 +1,87 @@
-"""``floe worker``: run the drain jobs, and sweep for jobs lost with a worker that died.
+"""``floe worker``: one process that runs drain jobs, keeps itself known alive, and sweeps.
 
-The worker is RQ's ``SimpleWorker``: jobs run in the worker process itself, so the
-repository's state cache stays warm across them. Its jobs are drains (``service.jobs.drain``):
-each claims and runs many draws and bot moves from the backlog (``service.jobs.backlog``), on a
-few threads, so RQ's bookkeeping is paid per drain, not per item. It listens to RQ's
-``floe:draws``, then ``floe:bots``, then the legacy ``floe`` queue (``service.jobs.queue``), and a
-drain claims draws before bot moves, so a draw is always taken before any bot move. Asked to
-stop (SIGTERM), it wakes its idle drain at once; the drain finishes the items in hand and
-names a successor if items wait.
+RQ runs the drain jobs (``service.jobs.drains``) in the worker process itself (its
+``SimpleWorker``), so the repository's state cache stays warm across them; ``DrainJob`` hands
+each job this process's ``Drains``, so a job's function finds them without a global. The
+worker listens to ``floe:draws``, then ``floe:bots`` (only the first: ``draws_only``), and a
+drain claims draws before bot moves. Asked to stop (SIGTERM), it rings its own doorbell so an
+idle drain ends at once; a running one finishes the items in hand and names a successor.
 
-While it runs, a thread keeps the worker's liveness key (``floe:worker:<name>:alive``, a
-short TTL) renewed, and its name in the sets of workers of the queues it listens to (a
-queue gets as many drains as it has workers); a SIGKILLed worker's key expires within
-``alive_ttl``, and the items it had claimed, and its running drain, count as lost. RQ's own
-worker key lives ``worker_ttl + 60`` s, too long to wait.
+While it runs, a thread keeps its liveness key (``floe:worker:<name>:alive``, a short TTL)
+renewed, and its name in the sets of workers of its queues (a queue gets as many drains as it
+has workers): a SIGKILLed worker's key lapses within ``alive_ttl``, and what it had claimed,
+and its running drain, count as lost (RQ's own worker key lives far too long to wait for).
+Its sweeper (``service.jobs.sweeper``) adds lost items again. An item stuck past its deadline
+(``service.jobs.deadlines``) ends the process: logged at ERROR, a bot move's failure recorded,
+exit status ``STUCK_EXIT_STATUS``; ``floe run`` starts another worker in its place.
 
-A lost item is found again by the sweeper. One sweeper sweeps at a time, whichever worker
-holds the Redis lock ``floe:sweeper:lock`` (``SET NX PX``, renewed by its holder, taken over
-by another worker once it expires). A sweep re-enqueues a job still waited for across two of
-its sweeps only when no live worker holds it and it is not pending already
-(``RqJobQueue.enqueue`` checks, in one script), so it never piles copies of a job id onto a
-queue; the same script names a drain if the queue has too few. Each sweep also advances
-every running tournament whose round is over (idempotent), so a job lost with its worker
-never leaves one stuck. A bot move that failed (out of time, or a bug) is not lost: the
-sweeper leaves it alone, and each worker retries it once, when it starts.
+``service.bootstrap.build_worker`` builds it from Floe's parts, as everything else is built.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
+import os
+import sys
 import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import redis
-from redis.exceptions import RedisClusterException
-from rq import SimpleWorker
-from rq.registry import StartedJobRegistry
+from rq import Queue, SimpleWorker
+from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.bootstrap import Floe
-from service.games.follow_ups import JobKind, JobQueue
-from service.jobs import queue as jobs
-from service.jobs.backlog import Backlog
-from service.jobs.drain import IDLE_SECONDS, Drainer, DrainSettings, lanes_for
+from service.jobs.backlog import Backlog, Lane
+from service.jobs.deadlines import STUCK_EXIT_STATUS, Deadlines
+from service.jobs.drains import IDLE_SECONDS, Drains, DrainSettings
 from service.jobs.handlers import Automation
+from service.jobs.queue import BATCHES, BOTS, DRAWS, RqJobQueue, alive_key
+from service.jobs.sweeper import Sweeper
 
 log = logging.getLogger(__name__)
 
-LOCK_KEY = "floe:sweeper:lock"
-#: Extend the lock only if this sweeper still holds it (compare, then PEXPIRE).
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
+#: How long a worker that found an item stuck waits for the failure to be recorded before it
+#: exits anyway (the stuck code may hold what recording needs).
+STUCK_RECORD_SECONDS = 10.0
 
 
-class SweepLock:
-    """``SET key token NX PX ttl``: one holder at a time; the holder renews, others wait
-    for it to expire (a dead holder's lock lapses after ``ttl``)."""
+class DrainJob(Job):
+    """An RQ job whose function is called with the running worker's ``Drains`` first
+    (``run_drain(drains, queue, drain)``): RQ stores only the function's name and the rest."""
 
-    def __init__(self, client: redis.Redis, ttl_seconds: float) -> None:
-        self._client = client
-        self._token = uuid.uuid4().hex
-        self._ttl_ms = max(1, int(ttl_seconds * 1000))
+    drains: Drains | None = None
 
-    def acquire(self) -> bool:
-        if self._client.set(LOCK_KEY, self._token, nx=True, px=self._ttl_ms):
-            return True
-        return bool(self._client.eval(_RENEW, 1, LOCK_KEY, self._token, self._ttl_ms))
+    def _execute(self) -> Any:
+        # RQ's ``Job.perform`` calls the function here and only here (rq 3.0, pinned); the
+        # worker's ``execute_job`` set ``drains`` just before.
+        if self.drains is None:
+            raise RuntimeError(f"{self.id}: a drain runs inside `floe worker` only")
+        return self.func(self.drains, *self.args, **self.kwargs)
 
 
-class Sweeper:
-    """Re-enqueue draws and bot moves that stayed pending across two sweeps and that no live
-    worker holds (lost with a dead worker, failed, lost with the queue Redis, or never
-    enqueued)."""
+class RqDrainWorker(SimpleWorker):
+    """RQ's ``SimpleWorker``, handing its ``Drains`` to each job and told when a stop is
+    asked for (its running drain then ends after the items in hand, at once if idle)."""
 
     def __init__(
-        self, automation: Automation, queue: JobQueue, client: redis.Redis, every: float
+        self, queues: list[Queue], drains: Drains, on_stop: Callable[[], None], **kwargs: Any
     ) -> None:
-        self._automation = automation
-        self._queue = queue
-        self._client = client
-        self._lock = SweepLock(client, 2 * every)
-        self._seen: set[tuple[JobKind, str, int]] = set()
+        super().__init__(queues, job_class=DrainJob, **kwargs)
+        self.drains = drains
+        self.on_stop = on_stop
 
-    def sweep(self) -> list[tuple[JobKind, str, int]] | None:
-        """Sweep once; the jobs re-enqueued, or None when another sweeper holds the lock."""
-        if not self._lock.acquire():
-            return None
-        for queue in jobs.worker_queues(self._client):
-            # RQ's own cleanup: drain jobs whose started entry expired move to failed.
-            StartedJobRegistry(queue=queue).cleanup()
-        if isinstance(self._queue, jobs.RqJobQueue):
-            self._queue.backlog.prune()  # the claims of workers that died
-        self._automation.advance_tournaments()
-        pending = set(self._automation.waiting_jobs())
-        stuck = sorted(pending & self._seen)
-        enqueued = []
-        for kind, game_id, version in stuck:
-            if self._queue.enqueue(kind, game_id, version) is not False:
-                log.warning("re-enqueued the lost %s job of %s at v%d", kind, game_id, version)
-                enqueued.append((kind, game_id, version))
-        self._seen = pending
-        return enqueued
-
-
-def alive_ttl(floe: Floe) -> float:
-    """How long a worker's liveness key outlives its last renewal."""
-    return max(2.0, 3 * floe.settings.sweep_seconds)
-
-
-class FloeWorker(SimpleWorker):
-    """RQ's ``SimpleWorker``, told when a stop is asked for (its running drain then ends
-    after the item in hand, at once if it is idle)."""
-
-    on_stop: Callable[[], None] | None = None
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        if isinstance(job, DrainJob):
+            job.drains = self.drains
+        super().execute_job(job, queue)
 
     def handle_warm_shutdown_request(self) -> None:
         super().handle_warm_shutdown_request()  # type: ignore[no-untyped-call]
-        if self.on_stop is not None:
-            self.on_stop()
-
-
-def run_worker(floe: Floe, *, burst: bool = False, draws_only: bool = False) -> bool:
-    """Work the Floe queues until stopped (``burst``: until empty), sweeping meanwhile.
-
-    ``draws_only``: listen to the draws queue alone, so that however many bots think, a
-    person's dice never wait behind them (``floe run`` keeps its first worker for draws).
-
-    Starting, it retries every bot move that failed (``Automation.retry_failed``): this is
-    how games whose bot ran out of time, or hit a bug, resume (docs/ai.md).
-    """
-    client = floe.queue_redis
-    queue = _job_queue(floe)
-    stop = threading.Event()  # the process ends: the renewals and the sweeps stop
-    stopping = threading.Event()  # a stop is asked for: the drain ends after its item
-    every = floe.settings.sweep_seconds
-    queues = jobs.worker_queues(client, draws_only=draws_only)
-    worker = FloeWorker(queues, connection=client, serializer=JSONSerializer)
-    lanes = lanes_for([q.name for q in queues], jobs.BATCHES)
-    drainer = Drainer(
-        queue.backlog,
-        functools.partial(jobs.run_item, floe.automation),
-        queue.timeout_of,
-        queue.enqueue_drain,
-        worker.name,
-        lanes,
-        stopping,
-        thinking_queues=frozenset({jobs.QUEUE_NAMES["bot"]}),
-        settings=DrainSettings(
-            idle_seconds=0.0 if burst else IDLE_SECONDS, threads=floe.settings.worker_threads
-        ),
-    )
-    jobs.install(floe.automation, drainer)
-
-    def asked_to_stop() -> None:  # in the signal handler: wake the idle drain from a thread
-        stopping.set()
-        threading.Thread(target=_wake, args=(queue.backlog, worker.name), daemon=True).start()
-
-    worker.on_stop = asked_to_stop
-    listening = [lane.queue for lane in lanes]
-    liveness = Liveness(client, queue.backlog, worker.name, listening, alive_ttl(floe), stop)
-    liveness.renew()
-    try:
-        floe.automation.retry_failed()
-    except redis.RedisError as error:  # Redis away: the next start retries them
-        log.warning("could not retry the failed bot moves: %s", error)
-    for name in listening:  # items that waited for a worker: one more drain may take them
-        queue.ensure_drain(name)
-    threading.Thread(target=liveness.keep_renewed, daemon=True).start()
-    if not burst and every > 0:
-        sweeper = Sweeper(floe.automation, queue, client, every)
-        threading.Thread(target=_sweep_forever, args=(sweeper, every, stop), daemon=True).start()
-    try:
-        return bool(worker.work(burst=burst, with_scheduler=False))
-    finally:
-        stop.set()
-        with contextlib.suppress(redis.RedisError):
-            queue.backlog.leave_all(worker.name, listening)
-            client.delete(jobs.alive_key(worker.name))
-
-
-def _job_queue(floe: Floe) -> jobs.RqJobQueue:
-    """The worker's queue: Floe's own, unless a test handed Floe another kind."""
-    if isinstance(floe.jobs, jobs.RqJobQueue):
-        return floe.jobs
-    return jobs.RqJobQueue(floe.queue_redis, bot_move_seconds=floe.settings.bot_move_seconds)
-
-
-def _wake(backlog: Backlog, name: str) -> None:
-    with contextlib.suppress(redis.RedisError):
-        backlog.wake(name)
+        self.on_stop()
 
 
 @dataclass(frozen=True)
@@ -213,7 +98,7 @@ class Liveness:
 
     def renew(self) -> None:
         if not self.stop.is_set():
-            self.client.set(jobs.alive_key(self.name), 1, px=int(self.ttl * 1000))
+            self.client.set(alive_key(self.name), 1, px=int(self.ttl * 1000))
             self.backlog.listen(self.name, self.queues)
 
     def keep_renewed(self) -> None:
@@ -224,9 +109,124 @@ class Liveness:
                 log.warning("liveness renewal failed: %s", error)
 
 
-def _sweep_forever(sweeper: Sweeper, every: float, stop: threading.Event) -> None:
-    while not stop.wait(every):
+def alive_ttl(sweep_seconds: float) -> float:
+    """How long a worker's liveness key outlives its last renewal."""
+    return max(2.0, 3 * sweep_seconds)
+
+
+class Worker:
+    """One ``floe worker`` process: RQ's worker running drains, its liveness, its sweeper.
+
+    ``draws_only``: listen to the draws queue alone, so that however many bots think, a
+    person's dice never wait behind them (``floe run`` keeps its first worker for draws).
+    ``burst``: stop once the queues are empty (no sweeper). ``retry_failed``: retry every
+    failed bot move once, at start (``Automation.retry_failed``): how games whose bot ran out
+    of time, or hit a bug, resume after a restart with a larger bound or the bug fixed.
+    ``deadline_of``: each item's deadline in seconds (default ``RqJobQueue.deadline_of``).
+    """
+
+    def __init__(
+        self,
+        automation: Automation,
+        queue: RqJobQueue,
+        client: redis.Redis,
+        *,
+        sweep_seconds: float,
+        threads: int,
+        draws_only: bool = False,
+        burst: bool = False,
+        retry_failed: bool = True,
+        deadline_of: Callable[[str], float] | None = None,
+    ) -> None:
+        self._automation = automation
+        self._queue = queue
+        self._client = client
+        self._burst = burst
+        self._retry_failed = retry_failed
+        self._stop = threading.Event()  # the process ends: renewals and sweeps stop
+        self._stopping = threading.Event()  # a stop is asked for: the drain ends
+        self.queues = [DRAWS] if draws_only else list(BATCHES)
+        lanes = [Lane(name, BATCHES[name], thinks=name == BOTS) for name in self.queues]
+        rq_queues = [Queue(n, connection=client, serializer=JSONSerializer) for n in self.queues]
+        deadlines = Deadlines(deadline_of or queue.deadline_of, self._item_stuck)
+        self.name = uuid.uuid4().hex  # RQ's name for it, and its claims'
+        drains = Drains(
+            queue.backlog,
+            automation.run_item,
+            queue.enqueue_drain,
+            self.name,
+            lanes,
+            self._stopping,
+            watch=deadlines.watch,
+            settings=DrainSettings(idle_seconds=0.0 if burst else IDLE_SECONDS, threads=threads),
+        )
+        self._rq = RqDrainWorker(
+            rq_queues,
+            drains,
+            self._asked_to_stop,
+            name=self.name,
+            connection=client,
+            serializer=JSONSerializer,
+        )
+        self._liveness = Liveness(
+            client, queue.backlog, self.name, self.queues, alive_ttl(sweep_seconds), self._stop
+        )
+        self._sweeper: Sweeper | None = None
+        if not burst and sweep_seconds > 0:
+            self._sweeper = Sweeper(automation, queue, client, sweep_seconds)
+
+    def run(self) -> bool:
+        """Work the queues until stopped (``burst``: until they are empty), sweeping meanwhile."""
+        self._liveness.renew()
+        if self._retry_failed:
+            try:
+                self._automation.retry_failed()
+            except redis.RedisError as error:  # Redis away: the next start retries them
+                log.warning("could not retry the failed bot moves: %s", error)
+        for name in self.queues:  # items that waited for a worker: one more drain may take them
+            self._queue.ensure_drain(name)
+        threading.Thread(target=self._liveness.keep_renewed, name="liveness", daemon=True).start()
+        if self._sweeper is not None:
+            threading.Thread(
+                target=self._sweeper.sweep_until, args=(self._stop,), name="sweeper", daemon=True
+            ).start()
         try:
-            sweeper.sweep()
-        except (redis.RedisError, RedisClusterException) as error:  # away: try next round
-            log.warning("sweep failed: %s", error)
+            return bool(self._rq.work(burst=self._burst, with_scheduler=False))
+        finally:
+            self._stop.set()
+            with contextlib.suppress(redis.RedisError):
+                self._queue.backlog.stop_listening(self.name, self.queues)
+                self._client.delete(alive_key(self.name))
+
+    def _asked_to_stop(self) -> None:
+        """In RQ's signal handler: end the drain, and wake it from a thread if it is idle."""
+        self._stopping.set()
+        threading.Thread(target=self._wake, daemon=True).start()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(redis.RedisError):
+            self._queue.backlog.wake(self.name)
+
+    def _item_stuck(self, item: str) -> None:
+        """An item ran past its deadline: log it, record a bot move's failure, and end the
+        process (its other claims lapse with it; the sweeper adds them again)."""
+        log.error(
+            "%s ran past its deadline: code that never checks its budget; this worker "
+            "exits with status %d",
+            item,
+            STUCK_EXIT_STATUS,
+        )
+        self._stop.set()  # no more renewals: the liveness key is dropped below
+        recording = threading.Thread(target=self._record_stuck, args=(item,), daemon=True)
+        recording.start()
+        recording.join(STUCK_RECORD_SECONDS)
+        sys.stderr.flush()
+        os._exit(STUCK_EXIT_STATUS)
+
+    def _record_stuck(self, item: str) -> None:
+        try:
+            self._automation.item_stuck(item)
+        except Exception:
+            log.exception("could not record that %s was stuck", item)
+        with contextlib.suppress(redis.RedisError):
+            self._client.delete(alive_key(self.name))

@@ -3,14 +3,18 @@
 A deliberately small supervisor for local use and demos: one command, one Ctrl-C. Every
 child runs in its own session so a terminal Ctrl-C reaches only this process, which then
 stops the children in order -- API and workers first (they may still write), Redis last.
-If any child dies the others are stopped and ``run`` returns non-zero, so a half-running
-system never looks healthy.
+A job worker that dies is started again, after a short backoff: workers hold nothing of
+their own (what a dead one held is found again by the sweeper), and one ends itself when an
+item is stuck past its deadline (``service.jobs.deadlines``). Its replacement does not retry
+failed bot moves (an operator's restart does), so a bot that hangs does not hang each
+replacement in turn. A worker that keeps dying as it starts, or any other child that dies,
+stops the others and ``run`` returns non-zero, so a half-running system never looks healthy.
 
 With its own event store (``REDIS_URL`` unset) it also starts the job queues' Redis (unless
 ``FLOE_QUEUE_URL`` names one): a second redis-server in ``<data_dir>/queue``, in memory only
 (``QUEUE_CONFIG``), so the workers' bookkeeping pays no fsync while every event is still
 fsynced to the store's AOF. It is watched like the others: if it dies, everything stops;
-what it held is rebuilt from the event store after a restart (docs/guarantees.md).
+what it held is rebuilt from the event store after a restart (docs/operations/guarantees.md).
 """
 
 from __future__ import annotations
@@ -25,12 +29,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
+from service.jobs.deadlines import STUCK_EXIT_STATUS
 from service.run.redis_server import (
     QUEUE_CONFIG,
     RedisServer,
@@ -61,6 +66,14 @@ __all__ = [
 ]
 
 POLL_INTERVAL = 0.1
+#: A worker that died is started again after this long, doubled for each death in a row that
+#: came within ``STEADY_SECONDS`` of its start, up to ``RESTART_MAX_SECONDS``.
+RESTART_SECONDS = 1.0
+RESTART_MAX_SECONDS = 30.0
+STEADY_SECONDS = 60.0
+#: A worker that dies this many times in a row within ``STEADY_SECONDS`` of its start cannot
+#: run (a bad configuration, say): ``floe run`` stops, as when any other child dies.
+QUICK_DEATHS_ALLOWED = 5
 
 
 @dataclass
@@ -70,6 +83,26 @@ class Child:
     name: str
     address: str
     process: subprocess.Popen[bytes]
+    #: What it is, for the log (a worker: whether it works only draws).
+    note: str = ""
+    #: Starts another in its place (workers only); None: its death stops ``floe run``.
+    again: Callable[[], Child] | None = None
+    started: float = field(default_factory=time.monotonic)
+    #: Deaths in a row, each within ``STEADY_SECONDS`` of its start, of those in its place.
+    quick_deaths: int = 0
+
+    def restart_delay(self, now: float) -> float | None:
+        """Seconds to wait before starting another in its place, now that it died; None:
+        it may not be replaced (not a worker, or one that keeps dying as it starts)."""
+        if self.again is None:
+            return None
+        if now - self.started >= STEADY_SECONDS:
+            self.quick_deaths = 0
+        else:
+            self.quick_deaths += 1
+            if self.quick_deaths >= QUICK_DEATHS_ALLOWED:
+                return None
+        return min(RESTART_MAX_SECONDS, RESTART_SECONDS * float(2**self.quick_deaths))
 
 
 @dataclass
@@ -119,9 +152,15 @@ def parse_settings(argv: list[str], env: Mapping[str, str]) -> Settings:
     )
 
 
-def worker_command(python: str, *, draws_only: bool = False) -> list[str]:
-    """argv of an RQ job worker (``draws_only``: one that never takes a bot's move)."""
-    return [python, "-m", "service.cli", "worker", *(["--draws-only"] if draws_only else [])]
+def worker_command(python: str, *, draws_only: bool = False, replacing: bool = False) -> list[str]:
+    """argv of an RQ job worker (``draws_only``: one that never takes a bot's move;
+    ``replacing``: one started in place of a worker that died, which leaves failed bot moves
+    failed)."""
+    flags = [
+        *(["--draws-only"] if draws_only else []),
+        *(["--no-retry-failed"] if replacing else []),
+    ]
+    return [python, "-m", "service.cli", "worker", *flags]
 
 
 def gunicorn_has_control_socket() -> bool:
@@ -241,20 +280,49 @@ def install_signal_handlers(request: ShutdownRequest) -> Callable[[], None]:
 
 
 def supervise(
-    children: Iterable[Child],
+    children: list[Child],
     request: ShutdownRequest,
     *,
+    servers: Sequence[Child] = (),
+    say: Callable[[str], None] = lambda message: None,
     poll_interval: float = POLL_INTERVAL,
     sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Child | None:
-    """Block until a shutdown is requested (returns None) or a child exits (returns it)."""
-    watched = list(children)
+    """Block until a shutdown is requested (returns None) or a child that may not be replaced
+    exits (returns it). A worker that exits is replaced after its backoff
+    (``Child.restart_delay``): ``children`` is updated in place. ``servers`` (the Redis
+    servers) are watched, never replaced."""
+    due: dict[int, float] = {}  # place in ``children`` -> when its replacement starts
     while not request.requested:
-        for child in watched:
-            if child.process.poll() is not None:
+        now = clock()
+        for place, child in enumerate(children):
+            if place in due:
+                if now >= due[place]:
+                    del due[place]
+                    children[place] = _replace(child, say)
+                continue
+            if child.process.poll() is None:
+                continue
+            delay = child.restart_delay(now)
+            if delay is None:
                 return child
+            due[place] = now + delay
+            say(f"restarting: {_describe_exit(child)}; another starts in {delay:g} s")
+        for server in servers:
+            if server.process.poll() is not None:
+                return server
         sleep(poll_interval)
     return None
+
+
+def _replace(dead: Child, say: Callable[[str], None]) -> Child:
+    assert dead.again is not None
+    child = dead.again()
+    child.quick_deaths = dead.quick_deaths
+    pid = child.process.pid
+    say(f"{child.name}  {child.address}  (pid {pid}, {child.note}; replaces {dead.process.pid})")
+    return child
 
 
 def stop_children(
@@ -285,9 +353,30 @@ def stop_children(
 
 def _describe_exit(child: Child) -> str:
     code = child.process.returncode
+    pid = f" (pid {child.process.pid})" if child.again is not None else ""
     if code is not None and code < 0:
-        return f"{child.name} was killed by {signal.Signals(-code).name}"
-    return f"{child.name} exited with status {code}"
+        return f"{child.name}{pid} was killed by {signal.Signals(-code).name}"
+    if code == STUCK_EXIT_STATUS and child.again is not None:
+        return f"{child.name}{pid} exited with status {code}: an item was stuck past its deadline"
+    return f"{child.name}{pid} exited with status {code}"
+
+
+def _start_worker(
+    python: str,
+    address: str,
+    env: Mapping[str, str],
+    *,
+    draws_only: bool,
+    replacing: bool = False,
+) -> Child:
+    """A job worker, with what starts another in its place should it die."""
+    argv = worker_command(python, draws_only=draws_only, replacing=replacing)
+    worker = start_child("worker", address, argv, env)
+    worker.note = "draws only" if draws_only else "draws, then bots"
+    worker.again = lambda: _start_worker(
+        python, address, env, draws_only=draws_only, replacing=True
+    )
+    return worker
 
 
 def run(
@@ -343,22 +432,20 @@ def run(
         for number in range(settings.job_workers):
             # With two or more, the first works only draws: dice never wait behind bots.
             draws_only = number == 0 and settings.job_workers > 1
-            argv = worker_command(settings.python, draws_only=draws_only)
-            worker = start_child("worker", redis_url, argv, child_env)
+            worker = _start_worker(settings.python, redis_url, child_env, draws_only=draws_only)
             children.append(worker)
-            kind = "draws only" if draws_only else "draws, then bots"
-            say(f"worker  {redis_url}  (pid {worker.process.pid}, {kind})")
+            say(f"worker  {redis_url}  (pid {worker.process.pid}, {worker.note})")
         api_address = f"http://{settings.host}:{settings.port}"
         api = start_child("api", api_address, api_command(settings), child_env)
         children.append(api)
         say(f"api     {api_address}  (pid {api.process.pid})")
 
-        watched = list(children)
+        servers = []
         if redis is not None and redis.process is not None:
-            watched.append(Child("redis", redis_url, redis.process))
+            servers.append(Child("redis", redis_url, redis.process))
         if queue is not None and queue.process is not None:
-            watched.append(Child("queue redis", queue.url, queue.process))
-        died = supervise(watched, request)
+            servers.append(Child("queue redis", queue.url, queue.process))
+        died = supervise(children, request, servers=servers, say=say)
         if died is not None:
             say(f"error: {_describe_exit(died)}; stopping the others")
             status = died.process.returncode or 1

@@ -1,7 +1,7 @@
 """The job queues under load and faults: draws first, no job id twice, one sweeper.
 
 Real Redis, real ``floe worker`` processes (``start_worker``), and in-process ``Sweeper``s
-built from ``bootstrap.build`` as a worker builds its own.
+on the parts ``bootstrap.build`` makes, as a worker's own.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from rq import Worker
 from service.api.app import create_app
 from service.bootstrap import Floe, build
 from service.jobs.backlog import Backlog
-from service.jobs.queue import BATCHES, QUEUE_NAMES, WORKER_QUEUES, job_id
-from service.jobs.worker import Sweeper
+from service.jobs.queue import BATCHES, QUEUE_NAMES, RqJobQueue, job_id
+from service.jobs.sweeper import Sweeper
 from service.settings import Settings
+from tests.support.paused_worker import announced
 from tests.support.served import ORGANIZER, stored_log
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROMPTLY, wait_until
 from tests.support.workers import StartWorker
 
 
@@ -54,21 +55,24 @@ def _people_iceberg(client: FlaskClient) -> str:
 
 
 def _queued(redis_client: redis.Redis) -> list[str]:
-    """Every job id queued: pending in a queue's backlog (draws, bots), or a per-item RQ job
-    of earlier versions on an RQ queue (never made now); with repeats."""
+    """Every job id pending in a queue's backlog (draws, bots), with repeats; and nothing but
+    drains on RQ's queues (an item is never an RQ job of its own)."""
     backlog = Backlog(redis_client)
     pending = [item for name in BATCHES for item in backlog.pending(name)]
-    legacy = [f"rq:queue:{name}" for name in WORKER_QUEUES]
-    raw: list[list[bytes]] = [redis_client.lrange(key, 0, -1) for key in legacy]  # type: ignore[misc]
-    jobs = [entry.decode() for entries in raw for entry in entries]
-    return pending + [job for job in jobs if not job.startswith("drain-")]
+    others = [job for job in _rq_jobs(redis_client) if not job.startswith("drain-")]
+    return pending + others
+
+
+def _rq_jobs(redis_client: redis.Redis) -> list[str]:
+    """The job ids on RQ's queues."""
+    keys = [f"rq:queue:{name}" for name in BATCHES]
+    raw: list[list[bytes]] = [redis_client.lrange(key, 0, -1) for key in keys]  # type: ignore[misc]
+    return [entry.decode() for entries in raw for entry in entries]
 
 
 def _drain_jobs(redis_client: redis.Redis) -> list[str]:
     """The drain jobs on the RQ queues."""
-    keys = [f"rq:queue:{name}" for name in WORKER_QUEUES]
-    raw: list[list[bytes]] = [redis_client.lrange(key, 0, -1) for key in keys]  # type: ignore[misc]
-    return [entry.decode() for entries in raw for entry in entries if entry.startswith(b"drain-")]
+    return [job for job in _rq_jobs(redis_client) if job.startswith("drain-")]
 
 
 def _status(client: FlaskClient, game_id: str) -> str:
@@ -77,7 +81,8 @@ def _status(client: FlaskClient, game_id: str) -> str:
 
 
 def _sweeper(floe: Floe) -> Sweeper:
-    return Sweeper(floe.automation, floe.jobs, floe.redis, 0.2)
+    assert isinstance(floe.jobs, RqJobQueue)
+    return Sweeper(floe.automation, floe.jobs, floe.queue_redis, 0.2)
 
 
 def test_a_draw_is_taken_before_bot_jobs_queued_ahead_of_it(
@@ -89,13 +94,11 @@ def test_a_draw_is_taken_before_bot_jobs_queued_ahead_of_it(
     # This worker holds the first bot job it takes, announcing it: whatever it ran before
     # that is in the store. Events carry second-precision times, so this is the order.
     worker = start_worker(pause="bot_decided")
-    keys = [f"floe:fault:{{{g}}}:started" for g in bots]
-    announced = redis_client.blpop(keys, timeout=30)
-    assert announced is not None and int(announced[1]) == worker.pid, "a bot job started"
+    assert announced(redis_client, bots, PROMPTLY) == worker.pid, "a bot job started"
     assert _status(client, iceberg) == "active", "the draw ran before any bot job"
     assert [e.version for e in stored_log(redis_client, iceberg)] == [1, 2]
     worker.send_signal(signal.SIGKILL)
-    worker.wait(timeout=10)
+    worker.wait(timeout=PROMPTLY)
 
 
 def test_sweeping_and_enqueueing_again_never_queue_a_job_id_twice(
@@ -127,25 +130,24 @@ def test_a_job_lost_with_a_killed_worker_is_enqueued_once_and_the_game_ends(
 ) -> None:
     doomed = start_worker(pause="bot_decided")
     game_id = _bot_game(client)
-    announced = redis_client.blpop([f"floe:fault:{{{game_id}}}:started"], timeout=30)
-    assert announced is not None and int(announced[1]) == doomed.pid
+    assert announced(redis_client, [game_id], PROMPTLY) == doomed.pid
     sweeper = _sweeper(floe)
     sweeper.sweep()
     assert _queued(redis_client) == [], "a job its live worker runs is not enqueued again"
     doomed.send_signal(signal.SIGKILL)
-    assert doomed.wait(timeout=10) == -signal.SIGKILL
+    assert doomed.wait(timeout=PROMPTLY) == -signal.SIGKILL
     lost = job_id("bot", game_id, 1)
 
     def swept() -> bool:
         sweeper.sweep()
         return lost in _queued(redis_client)
 
-    wait_until(swept, 30, "the lost job to be re-enqueued once its worker is seen dead")
+    wait_until(swept, PROMPTLY, "the lost job to be re-enqueued once its worker is seen dead")
     for _ in range(5):
         sweeper.sweep()
     assert _queued(redis_client) == [lost], "re-enqueued exactly once"
     start_worker()
-    wait_until(lambda: _status(client, game_id) == "over", 30, "the game to end")
+    wait_until(lambda: _status(client, game_id) == "over", PROMPTLY, "the game to end")
     moves = [e for e in stored_log(redis_client, game_id) if e.command_id == "bot-1"]
     assert [e.version for e in moves] == [2], "the first move, once"
 
@@ -165,13 +167,13 @@ def test_a_draws_only_worker_deals_while_every_other_worker_thinks_for_a_bot(
 ) -> None:
     """``floe run``'s first worker works only draws: however long bots think, dice come."""
     held = _bot_game(client)
-    start_worker(pause="bot_decided")  # takes the bot job and keeps it, as a long think would
-    announced = redis_client.blpop([f"floe:fault:{{{held}}}:started"], timeout=30)
-    assert announced is not None, "the general worker took the bot job"
+    # The general worker takes the bot job and keeps it, as a long think would.
+    general = start_worker(pause="bot_decided")
+    assert announced(redis_client, [held], PROMPTLY) == general.pid
     start_worker(worker_args=("--draws-only",))
     waiting_bots = [_bot_game(client) for _ in range(4)]
     iceberg = _people_iceberg(client)
-    wait_until(lambda: _status(client, iceberg) == "active", 30, "the deal")
+    wait_until(lambda: _status(client, iceberg) == "active", PROMPTLY, "the deal")
     # The draws-only worker listens to the draws queue alone, and left every bot move alone.
     listening = sorted(tuple(w.queue_names()) for w in Worker.all(connection=redis_client))
     assert (QUEUE_NAMES["draw"],) in listening

@@ -1,7 +1,7 @@
 """The backlog on a real Redis: an item is pending once, held while its worker lives, and a
 queue gets drains enough for its workers and never more.
 
-These are the scripts of ``service/jobs/backlog.py`` driven directly, with workers' liveness keys
+These are the scripts beside ``service/jobs/backlog.py`` driven directly, with workers' liveness keys
 set and deleted by hand (a deleted key is a worker that died).
 """
 
@@ -68,15 +68,16 @@ def test_a_claim_takes_the_first_lane_with_items_first_in_line(
         backlog.add(BOTS, f"bot-b{n}-1")
     for n in range(5):
         backlog.add(DRAWS, f"draw-d{n}-1")
-    lanes = [Lane(DRAWS, 2), Lane(BOTS, 1)]
+    lanes = [Lane(DRAWS, 2), Lane(BOTS, 1, thinks=True)]
     assert backlog.claim("w", lanes, []) == (DRAWS, ["draw-d0-1", "draw-d1-1"])
-    backlog.give_back("w", DRAWS, ["draw-d0-1", "draw-d1-1"])
-    assert backlog.pending(DRAWS) == [f"draw-d{n}-1" for n in range(5)], "first in line again"
-    assert backlog.claims() == {}
-    assert backlog.claim("w", [Lane(DRAWS, 16), Lane(BOTS, 1)], [])[1] == [
-        f"draw-d{n}-1" for n in range(5)
+    assert backlog.pending(DRAWS) == [f"draw-d{n}-1" for n in range(2, 5)], "still in line"
+    assert backlog.claim("w", [Lane(DRAWS, 16), Lane(BOTS, 1)], ["draw-d0-1"])[1] == [
+        f"draw-d{n}-1" for n in range(2, 5)
     ]
+    assert set(backlog.claims()) == {f"draw-d{n}-1" for n in range(1, 5)}, "d0 released"
     assert backlog.claim("w", lanes, []) == (BOTS, ["bot-b0-1"]), "bots once draws are done"
+    backlog.release("w", [f"draw-d{n}-1" for n in range(1, 5)])
+    assert backlog.claims() == {"bot-b0-1": "w"}
 
 
 def test_adds_and_claims_racing_claim_every_item_exactly_once(
@@ -148,7 +149,7 @@ def test_a_queue_gets_drains_enough_for_its_workers_and_never_more(
     redis_client.hset(drains_key(BOTS), "drain-bots-3", "queued:0")
     assert backlog.add(BOTS, "bot-h-1").drain == "drain-bots-4"
     # ... and a queue with nothing pending needs no drain at all.
-    assert backlog.add(DRAWS, "").drain is None
+    assert backlog.need_drain(DRAWS) is None
 
 
 def test_a_drain_leaves_only_when_its_queue_is_empty_or_names_a_successor(
@@ -160,13 +161,17 @@ def test_a_drain_leaves_only_when_its_queue_is_empty_or_names_a_successor(
     drain = backlog.add(DRAWS, "draw-a-1").drain
     assert drain is not None
     backlog.running(DRAWS, drain, "w")
-    assert backlog.leave(DRAWS, drain, hand_over=False) == "stay", "an item waits"
+    assert backlog.leave_if_empty(DRAWS, drain) is False, "an item waits: it stays"
     assert backlog.drains(DRAWS) == {drain: "run:w"}
-    successor = backlog.leave(DRAWS, drain, hand_over=True)
+    successor = backlog.hand_over(DRAWS, drain)
     assert successor is not None and successor != drain, "handed over: the item waits"
     assert set(backlog.drains(DRAWS)) == {successor}
     backlog.running(DRAWS, successor, "w")
     assert backlog.claim("w", [Lane(DRAWS, 16)], []) == (DRAWS, ["draw-a-1"])
-    assert backlog.leave(DRAWS, successor, hand_over=False) is None, "empty: gone"
+    assert backlog.leave_if_empty(DRAWS, successor) is True, "empty: gone"
     assert backlog.drains(DRAWS) == {}
     assert redis_client.zcard(pending_key(DRAWS)) == 0
+    # Handing over an empty queue names no successor.
+    backlog.running(DRAWS, "drain-draws-x", "w")
+    assert backlog.hand_over(DRAWS, "drain-draws-x") is None
+    assert backlog.drains(DRAWS) == {}

@@ -1,16 +1,16 @@
 """A bot that fails never has another move played for it: it fails loudly instead.
 
 Its policy raising (a bug), answering an action the rules refuse, running out of its time
-budget or being stopped by its job's deadline (RQ's ``JobTimeoutException``): each time nothing is appended, no random move is
-played, the failure is logged at ERROR, counted, and shown in the game's view, the sweeper
-leaves the game alone, and a retry (what every worker does when it starts) resumes it.
+budget, or getting stuck past its item's deadline (code that never checks its budget: the
+worker records it, then ends; tests/faults/test_stuck_item.py runs that in a real worker):
+each time nothing is appended, no random move is played, the failure is logged at ERROR,
+counted, and shown in the game's view, the sweeper leaves the game alone, and a retry (what
+every worker does when it starts) resumes it.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +18,6 @@ import pytest
 import redis
 from rq.job import Job
 from rq.serializers import JSONSerializer
-from rq.timeouts import JobTimeoutException
 
 from domain.ai import POLICIES, UNBOUNDED, Budget
 from domain.ai.policy import Policy
@@ -31,25 +30,16 @@ from service.bootstrap import Floe, build
 from service.games.access import Viewer
 from service.games.commands import CreateGame, NewPlayer
 from service.games.follow_ups import JobKind
-from service.jobs.backlog import Lane
-from service.jobs.drain import IDLE_SECONDS, LIFE_SECONDS, Drainer, DrainSettings
+from service.jobs.drains import IDLE_SECONDS, LIFE_SECONDS
 from service.jobs.handlers import Automation
-from service.jobs.queue import (
-    BATCHES,
-    QUEUE_NAMES,
-    RqJobQueue,
-    alive_key,
-    drain_timeout,
-    item_timeout,
-    job_id,
-    run_item,
-)
+from service.jobs.queue import QUEUE_NAMES, RqJobQueue, drain_timeout, item_deadline, job_id
 from service.settings import Settings
 from service.store.events import RedisEventStore
 
 
 class BrokenPolicy:
-    """Crashes, answers an action the rules refuse, or is stopped by RQ's job timeout."""
+    """Crashes, or answers an action the rules refuse; "stuck" answers nothing: its item
+    is found past its deadline (the worker then records the failure, ``item_stuck``)."""
 
     def __init__(self, how: str) -> None:
         self.name = f"broken-{how}"
@@ -65,8 +55,8 @@ class BrokenPolicy:
     ) -> Action:
         if self.how == "crash":
             raise RuntimeError("a bug in the bot")
-        if self.how == "rq-timeout":
-            raise JobTimeoutException("Task exceeded maximum timeout value (120 seconds)")
+        if self.how == "stuck":
+            raise AssertionError("a stuck bot never answers: its worker records it")
         return game.rules.parse_action({"type": "retire"})  # not legal in Arktia's opening
 
 
@@ -115,7 +105,7 @@ def failure_logs(caplog: pytest.LogCaptureFixture) -> list[str]:
     [
         ("crash", "error", "greedy failed (RuntimeError)"),
         ("illegal", "error", "greedy failed (IllegalAction)"),
-        ("rq-timeout", "timeout", "greedy was stopped by the job timeout"),
+        ("stuck", "timeout", "greedy was stopped by the job timeout"),
     ],
 )
 def test_a_failing_bot_fails_loudly_and_plays_nothing(
@@ -132,7 +122,10 @@ def test_a_failing_bot_fails_loudly_and_plays_nothing(
     meta = floe.repository.meta(game_id)
     assert floe.queries.view(meta, Viewer())["bot_failure"] is None
 
-    assert floe.automation.play_bot(game_id, 1) is False
+    if how == "stuck":  # the worker found its item past its deadline, and records it
+        floe.automation.item_stuck(job_id("bot", game_id, 1))
+    else:
+        assert floe.automation.play_bot(game_id, 1) is False
     # nothing appended: no random move, no move at all
     assert RedisEventStore(redis_client).read(game_id, after=1) == []
     assert floe.repository.latest(meta).version == 1
@@ -156,7 +149,10 @@ def test_a_failing_bot_fails_loudly_and_plays_nothing(
     assert queue.jobs[-1] == ("bot", game_id, 1)
 
     # Failing again records it again (and counts it) ...
-    assert floe.automation.play_bot(game_id, 1) is False
+    if how == "stuck":
+        floe.automation.item_stuck(job_id("bot", game_id, 1))
+    else:
+        assert floe.automation.play_bot(game_id, 1) is False
     assert floe.store.bot_failures() == 2
     # ... and a working bot, retried, moves as if nothing had happened.
     fixed = floe_with(redis_client, RecordingQueue(), POLICIES)
@@ -181,7 +177,9 @@ def test_a_bot_out_of_time_fails_with_reason_timeout(
     floe = floe_with(redis_client, queue, POLICIES)
     game_id = bot_game(floe, "mcts")
     clock = CountingClock()  # read once to start, then once per iteration: 4 run, then 5 s
-    slow = Automation(floe.repository, floe.store, queue, POLICIES, bot_move_seconds=5.0, monotonic=clock)
+    slow = Automation(
+        floe.repository, floe.store, queue, POLICIES, bot_move_seconds=5.0, monotonic=clock
+    )
     assert slow.play_bot(game_id, 1) is False
     assert clock.reads == 6, "the budget stopped the search at once, not after 4,000 iterations"
     assert RedisEventStore(redis_client).read(game_id, after=1) == []
@@ -229,74 +227,29 @@ def test_the_bound_is_a_setting_and_the_deadlines_stay_well_above_it(
     for bad in ("soon", "0", "-1"):
         with pytest.raises(ValueError, match="FLOE_BOT_MOVE_SECONDS"):
             Settings.from_env({"FLOE_BOT_MOVE_SECONDS": bad})
-    for game, (seconds, timeout) in enumerate(((60.0, 120), (0.001, 61), (600.5, 661))):
+    for game, (seconds, deadline) in enumerate(((60.0, 120), (0.001, 61), (600.5, 661))):
         redis_client.flushdb()
         queue = RqJobQueue(redis_client, bot_move_seconds=seconds)
-        assert queue.timeout_of(job_id("bot", f"g{game}", 3)) == timeout
-        assert item_timeout("bot", seconds) == timeout
+        assert queue.deadline_of(job_id("bot", f"g{game}", 3)) == deadline
+        assert item_deadline("bot", seconds) == deadline
         # The drain job's own RQ timeout covers its life, an idle wait and its longest item.
         assert queue.enqueue("bot", f"g{game}", 3) is True
         [drain] = queue.backlog.drains(QUEUE_NAMES["bot"])
         job = Job.fetch(drain, connection=redis_client, serializer=JSONSerializer)
-        assert job.timeout == drain_timeout(seconds) > LIFE_SECONDS + IDLE_SECONDS + timeout
+        assert job.timeout == drain_timeout(seconds) > LIFE_SECONDS + IDLE_SECONDS + deadline
     queue = RqJobQueue(redis_client, bot_move_seconds=0.001)
-    assert queue.timeout_of(job_id("draw", "g", 1)) == 180, "draws keep RQ's default"
-    assert queue.timeout_of(job_id("tournament", "g", 1)) == 180
+    assert queue.deadline_of(job_id("draw", "g", 1)) == 180, "draws: RQ's default timeout"
+    assert queue.deadline_of(job_id("tournament", "g", 1)) == 180
 
 
-class NeverChecks:
-    """A policy that never looks at its budget: only the item's deadline can stop it."""
-
-    name = "never-checks"
-
-    def choose(
-        self,
-        game: Game[Any],
-        state: GameState[Any],
-        seat: int,
-        stream: DrawStream,
-        budget: Budget = UNBOUNDED,
-    ) -> Action:
-        spins = 0
-        while True:  # pure Python, as a search that forgot its budget would be
-            spins += 1
-
-
-def test_a_bot_that_never_checks_its_budget_is_stopped_by_its_items_deadline(
-    redis_client: redis.Redis, caplog: pytest.LogCaptureFixture
+def test_a_stuck_item_of_a_game_that_moved_on_records_nothing(
+    redis_client: redis.Redis,
 ) -> None:
-    """The deadline of an item on a drain's thread (``service.jobs.deadlines``), made short."""
-    jobs = RqJobQueue(redis_client)
-    floe = build(
-        Settings(),
-        redis_client=redis_client,
-        jobs=jobs,
-        policies={**POLICIES, "greedy": NeverChecks()},
-    )
+    queue = RecordingQueue()
+    floe = floe_with(redis_client, queue, POLICIES)
     game_id = bot_game(floe, "greedy")
-    item = job_id("bot", game_id, 1)
-    drainer = Drainer(
-        jobs.backlog,
-        lambda it, thought: run_item(floe.automation, it, thought),
-        lambda it: 1.0,  # the item's deadline: one second
-        jobs.enqueue_drain,
-        "the-worker",
-        [Lane(QUEUE_NAMES["bot"], 1)],
-        threading.Event(),
-        thinking_queues=frozenset({QUEUE_NAMES["bot"]}),
-        settings=DrainSettings(idle_seconds=0.0),
-    )
-    redis_client.set(alive_key("the-worker"), 1)
-    [drain] = jobs.backlog.drains(QUEUE_NAMES["bot"])
-    started = time.monotonic()
-    assert drainer.drain(QUEUE_NAMES["bot"], drain) == 1, "the item ran, and ended"
-    assert 1.0 <= time.monotonic() - started < 30
-    meta = floe.repository.meta(game_id)
-    failure = floe.queries.view(meta, Viewer())["bot_failure"]
-    assert (failure["reason"], failure["message"]) == (
-        "timeout",
-        "greedy was stopped by the job timeout",
-    )
-    assert RedisEventStore(redis_client).read(game_id, after=1) == [], "nothing appended"
-    assert item not in jobs.backlog.items(list(BATCHES)), "done: neither pending nor claimed"
-    assert jobs.backlog.drains(QUEUE_NAMES["bot"]) == {}, "the drain left"
+    assert floe.automation.play_bot(game_id, 1) is True
+    floe.automation.item_stuck(job_id("bot", game_id, 1))  # found stuck, but it had moved
+    floe.automation.item_stuck(job_id("draw", game_id, 2))  # a draw: nothing to record
+    assert floe.store.bot_failures() == 0
+    assert floe.queries.view(floe.repository.meta(game_id), Viewer())["bot_failure"] is None

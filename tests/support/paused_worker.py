@@ -15,21 +15,43 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import time
 from collections.abc import Callable
 
 import redis
 
-from service.bootstrap import build
+from service.bootstrap import build, build_worker
 from service.jobs.handlers import JobHooks
-from service.jobs.worker import run_worker
 from service.redis.connect import connect
 from service.settings import Settings
+from tests.support.waiting import wait_until
+
+
+def announced(client: redis.Redis, game_ids: list[str], timeout: float) -> int:
+    """The pid of the paused worker that announced it holds a job of one of ``game_ids``,
+    waited for up to ``timeout`` seconds (polled: a blocking pop longer than the client's
+    socket timeout would fail on a busy machine)."""
+    pids: list[int] = []
+
+    def any_announced() -> bool:
+        for game_id in game_ids:
+            pid = client.lpop(f"floe:fault:{{{game_id}}}:started")
+            if pid is not None:
+                pids.append(int(pid))  # type: ignore[arg-type]
+                return True
+        return False
+
+    wait_until(any_announced, timeout, "a paused worker to announce the job it holds")
+    return pids[0]
 
 
 def hold(client: redis.Redis) -> Callable[[str], None]:
     def pause(game_id: str) -> None:
         client.rpush(f"floe:fault:{{{game_id}}}:started", os.getpid())
-        client.blpop([f"floe:fault:{{{game_id}}}:release"], timeout=60)
+        until = time.monotonic() + 60
+        while time.monotonic() < until:  # short pops: the client's socket timeout is 5 s
+            if client.blpop([f"floe:fault:{{{game_id}}}:release"], timeout=1):
+                return
 
     return pause
 
@@ -43,7 +65,7 @@ def main(argv: list[str]) -> int:
     settings = Settings.from_env({"FLOE_WORKER_THREADS": "1", **os.environ})
     client = connect(settings)
     hooks = JobHooks(**{point: hold(client)})
-    run_worker(build(settings, redis_client=client, hooks=hooks))
+    build_worker(build(settings, redis_client=client, hooks=hooks)).run()
     return 0
 
 
