@@ -78,9 +78,20 @@ chromium:
 	  test -x $(CHROMIUM) || { echo "make: the browser tests need $(CHROMIUM): install Debian's chromium package (sudo apt-get install chromium)" >&2; exit 1; }; \
 	}
 
-# No path given: pytest uses testpaths = ["tests"] from pyproject.toml.
+# Every test (no path given: pytest uses testpaths from pyproject.toml), on TEST_WORKERS xdist
+# workers: those that run Floe's services (floe run, gunicorn, workers, the cluster, Chromium;
+# tests/conftest.py groups them) one at a time on one worker, the rest beside them.
+# TEST_WORKERS=0 runs everything in the one pytest process.
+TEST_WORKERS ?= 2
 test: $(DEV_STAMP) chromium
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+# The fast lane, about a minute: lint and types, then the tests that no marker calls slow,
+# processes, browser or cluster (pyproject.toml says what each means), on every core.
+FAST_TESTS := not slow and not processes and not browser and not cluster
+.PHONY: check
+check: lint
+	$(BIN)/pytest -n auto -m "$(FAST_TESTS)" $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
@@ -116,6 +127,13 @@ bench-cluster: $(DEV_STAMP)
 # Debian's wrk). e.g. BENCH_SERVERS_ARGS='--candidates floe-run,granian-1w --rounds 1'
 bench-servers: $(DEV_STAMP)
 	$(BIN)/python -m bench.servers $(BENCH_SERVERS_ARGS)
+
+# openapi.yaml (the repository's and service/api/spec's, which /openapi.yaml serves), written from
+# service/api/spec/*.yaml, the marshmallow schemas and each game's contract (tests fail while
+# either copy is stale).
+.PHONY: spec
+spec: $(DEV_STAMP)
+	$(BIN)/python -m service.api.spec
 
 # docs/reference/configuration.md, written from the Settings declarations in service/settings.py
 # (tests/unit/test_configuration_reference.py fails while the committed page differs).

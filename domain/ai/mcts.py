@@ -79,9 +79,9 @@ class Search:
         #: Checked before every iteration; past its deadline the search raises ``BotTimedOut``.
         self.budget = budget
         self.heuristic = game.bot.heuristic
-        #: Perfect information: replaying the same moves reaches the same position, so
-        #: nodes keep their positions instead of replaying them in every sampled world.
-        self.keep_states = game.bot.perfect_information
+        #: Perfect information and no chance: replaying the same moves reaches the same
+        #: position, so nodes keep their positions instead of replaying them in every world.
+        self.keep_states = game.info.deterministic
 
     def choose(self, state: GameState[Any], seat: int) -> Action:
         """The best action after all the iterations; ``BotTimedOut`` past the budget."""

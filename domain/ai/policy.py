@@ -3,8 +3,8 @@
 A policy plays any game through its ``Game`` bundle: legal actions from ``game.rules``, the
 game's public heuristic, search settings and world sampler from ``game.bot``, and, in a
 co-operative game, the team plan ``game.bot.planner``. It takes its randomness from the
-stream it is handed: the docs/format.md derivation with the label ``bot-<seat>``, which the
-worker computes and which consumes none of the game's draws. So the same game, seed and
+stream it is handed: the docs/reference/format.md derivation with the label ``bot-<seat>``,
+which the worker computes and which consumes none of the game's draws. So the same game, seed and
 strength give the same moves anywhere.
 
 A policy may also be handed a time ``Budget`` (``budget.py``). The searches check it as they

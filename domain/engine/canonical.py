@@ -1,4 +1,7 @@
-"""The one JSON encoding that hashes and sort orders are computed over (docs/format.md)."""
+"""The one JSON encoding that hashes and sort orders are computed over.
+
+The bytes are those docs/reference/format.md gives, so any language can recompute a hash.
+"""
 
 from __future__ import annotations
 

@@ -1,22 +1,164 @@
-"""What a game brings to Floe: one bundle of rules, what a bot needs to know, and pictures.
+"""What a game brings to Floe: its declaration, one bundle of rules, what a bot needs to know,
+pictures, and its contract.
 
 Everything outside a game's own package reaches the game through its ``Game`` bundle, found
 by name in ``domain.games.GAMES``. Nothing else names a game: the bots (``domain.ai``), the
 service and the replay tools all work through these fields, so a new game is a new package
-and one line in the registry.
+and one line in the registry. What a game *is* (name, seats, information, co-operative or
+not, rules version, options) it declares once, in a ``GameInfo`` its rules carry; what its
+JSON looks like, in a ``Contract`` (plain JSON Schema) beside its rules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
+from domain.engine.errors import InvalidSetup
+from domain.engine.parsing import bool_option, check_setup, int_option
 from domain.engine.rules import Action, Rules
 from domain.engine.types import JSON, SYSTEM_EVENT_TYPES
 
 B = TypeVar("B")
 B_contra = TypeVar("B_contra", contravariant=True)
+
+#: ``perfect``: every seat sees the whole position; ``hidden``: some of it is secret.
+Information = Literal["perfect", "hidden"]
+#: ``competitive``: the players play against each other (a tournament ranks them);
+#: ``co-operative``: the table wins or loses together.
+Play = Literal["competitive", "co-operative"]
+OptionType = Literal["integer", "boolean", "string", "array"]
+OptionValue = int | bool | str | None
+
+
+@dataclass(frozen=True, slots=True)
+class OptionParameter:
+    """One option a game may be created with, as its rules version defines it.
+
+    ``read`` is how the game's setup takes it from the options given (the refusals are the
+    standard ``invalid_option`` ones of ``domain.engine.parsing``); ``json_schema`` is how
+    the API's contract states it.
+    """
+
+    name: str
+    type: OptionType
+    #: The value when the option is absent; None when the rules choose (``description`` says).
+    default: OptionValue
+    #: One line: what the option does.
+    description: str
+    #: An ``integer``'s bounds, inclusive.
+    minimum: int | None = None
+    maximum: int | None = None
+    #: The only values supported (empty: any value of ``type`` within the bounds).
+    choices: tuple[OptionValue, ...] = ()
+    #: The refusal's message for a value outside ``choices``.
+    unsupported: str = ""
+    #: More of a value's JSON Schema (an ``array``'s items and length); the game's setup
+    #: checks such a value itself.
+    schema: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.type == "integer" and not (
+            type(self.default) is int and self.minimum is not None and self.maximum is not None
+        ):
+            raise ValueError(f"option {self.name}: an integer needs its default and bounds")
+        if self.type == "boolean" and type(self.default) is not bool:
+            raise ValueError(f"option {self.name}: a boolean needs its default")
+        if self.choices and not self.unsupported:
+            raise ValueError(f"option {self.name}: say why other values are refused")
+
+    def read(self, given: Mapping[str, Any]) -> Any:
+        """The option's value in ``given`` (its default when absent); ``InvalidSetup``
+        (``invalid_option``) for a value the parameter does not allow."""
+        value: Any
+        if self.type == "integer":
+            assert type(self.default) is int and self.minimum is not None
+            assert self.maximum is not None
+            value = int_option(given, self.name, self.default, self.minimum, self.maximum)
+        elif self.type == "boolean":
+            value = bool_option(given, self.name, bool(self.default))
+        else:
+            value = given.get(self.name, self.default)
+        if self.choices and value not in self.choices:
+            raise InvalidSetup("invalid_option", self.unsupported)
+        return value
+
+    def json_schema(self) -> JSON:
+        """The option's value as JSON Schema (2020-12)."""
+        # An option whose default the rules choose may be given as null: the default too.
+        kind: str | list[str] = self.type if self.default is not None else [self.type, "null"]
+        schema: JSON = {"type": kind, **self.schema}
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
+        if self.maximum is not None:
+            schema["maximum"] = self.maximum
+        if len(self.choices) == 1:
+            schema["const"] = self.choices[0]
+        elif self.choices:
+            schema["enum"] = list(self.choices)
+        # The default is said, not given as ``default``: code generators take an object's
+        # property with a ``default`` for one always present, and an option never is.
+        described = self.description
+        if self.default is not None:
+            described += f" Default: {_json_word(self.default)}."
+        schema["description"] = described
+        return schema
+
+
+def _json_word(value: OptionValue) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What a game is, declared once: everything else (its rules, the bots, the service's
+    checks, tournaments, the API's contract) reads it from here.
+
+    ``name`` is the wire name (``game_created`` records it); ``title`` is how people call the
+    game (and, without spaces, how the API's schemas of the game are named).
+    """
+
+    name: str
+    title: str
+    min_seats: int
+    max_seats: int
+    information: Information
+    play: Play
+    #: Pins every default and rule: a game folds by the rules version it was created with.
+    rules_version: str
+    #: Whether the rules wait for random draws (dice, shuffles), which the workers make.
+    chance: bool = False
+    #: The options, in the order setup reads them.
+    options: tuple[OptionParameter, ...] = ()
+    #: One line for people: the game, its author and year.
+    summary: str = ""
+
+    @property
+    def cooperative(self) -> bool:
+        return self.play == "co-operative"
+
+    @property
+    def deterministic(self) -> bool:
+        """Nothing hidden and no chance: the same moves always reach the same position."""
+        return self.information == "perfect" and not self.chance
+
+    def option(self, name: str) -> OptionParameter:
+        return next(option for option in self.options if option.name == name)
+
+    def check_setup(self, given: Mapping[str, Any], seats: int) -> None:
+        """400 ``player_count`` outside the seat counts, ``unknown_option`` for an option
+        not declared (refused, never ignored: a typo never falls back to a default)."""
+        known = frozenset(option.name for option in self.options)
+        check_setup(self.name, given, known, seats, self.min_seats, self.max_seats)
+
+    def read_options(self, given: Mapping[str, Any], seats: int) -> dict[str, Any]:
+        """Every option's value for a game of ``seats`` (``check_setup`` first); an ``array``
+        option comes as given (None when absent), for the game's setup to check."""
+        self.check_setup(given, seats)
+        return {option.name: option.read(given) for option in self.options}
 
 
 class Shuffler(Protocol):
@@ -81,9 +223,6 @@ class BotKit(Generic[B]):
     search: SearchSettings
     #: None when the game hides nothing from any seat.
     sample_world: WorldSampler[B] | None = None
-    #: Nothing hidden and no chance: replaying the same moves always reaches the same
-    #: position, so a search may keep the positions it reached.
-    perfect_information: bool = False
     planner: Planner[B] | None = None
 
 
@@ -163,8 +302,45 @@ SvgPicture = Callable[[Scene], str]
 
 
 @dataclass(frozen=True, slots=True)
+class Contract:
+    """A game's JSON as the API states it: plain JSON Schema (2020-12) as Python data.
+
+    Schemas may refer to the contract's own ``definitions`` as ``{"$ref": "#/$defs/Name"}``
+    (``ref("Name")``); the API's spec names them after the game (``<Title>Tile``), so two
+    games' schemas never share a name. Nothing here is read when a game is played: the
+    rules parse and check; the contract says in JSON Schema what they accept and answer.
+    """
+
+    #: One schema per action type (an object with ``type`` and its fields), in the order
+    #: the rules list them.
+    actions: Mapping[str, JSON]
+    #: ``rules.view``: the board as a viewer sees it.
+    state: JSON
+    #: ``rules.pending``: one schema per decision type (an object with ``type``).
+    pending: Mapping[str, JSON]
+    #: ``rules.outcome``'s JSON.
+    outcome: JSON
+    #: Every code ``check`` refuses with (HTTP 422), and when.
+    errors: Mapping[str, str]
+    #: The labels of the ``random`` events the game draws: for each, the JSON Schema of its
+    #: ``kind``, ``n`` and ``outcome`` (null too while the draw is secret), and a
+    #: ``description`` of when it is drawn and what it decides.
+    draws: Mapping[str, JSON] = field(default_factory=dict)
+    #: Named schemas the others refer to.
+    definitions: Mapping[str, JSON] = field(default_factory=dict)
+    #: What clients must know of the game beyond the shapes (what it hides, when it draws).
+    description: str = ""
+
+
+def ref(name: str) -> JSON:
+    """A reference to the contract's own definition ``name``."""
+    return {"$ref": f"#/$defs/{name}"}
+
+
+@dataclass(frozen=True, slots=True)
 class Game(Generic[B]):
-    """One game, whole: its rules (with view and action parsing), its bot kit, its pictures.
+    """One game, whole: its rules (with its declaration, view and action parsing), its bot
+    kit, its pictures and its contract.
 
     Pictures are drawn from a ``Scene`` (the *view* JSON and what is beside the board), never
     from the board, so they can show nothing the viewer may not see.
@@ -174,10 +350,12 @@ class Game(Generic[B]):
     bot: BotKit[B]
     text: TextPicture
     svg: SvgPicture
-    #: Whether players play against each other (a tournament ranks them); False for a
-    #: co-operative game, where the table wins or loses together.
-    competitive: bool = True
+    contract: Contract
+
+    @property
+    def info(self) -> GameInfo:
+        return self.rules.info
 
     @property
     def name(self) -> str:
-        return self.rules.name
+        return self.rules.info.name

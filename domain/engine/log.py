@@ -1,4 +1,4 @@
-"""The stored event and its hash chain (docs/format.md): one line of an export file.
+"""The stored event and its hash chain (docs/reference/format.md): one line of an export file.
 
 Pure so that the service seals events with it and replay checks them with it, without Redis.
 """

@@ -1,7 +1,7 @@
-"""Randomness from a stored seed, exactly as docs/format.md derives it.
+"""Randomness from a stored seed, exactly as docs/reference/format.md derives it.
 
 Anyone holding the revealed seed can recompute every draw of a game from
-``(seed, game_id, version, label)`` in any language; docs/format.md has test vectors.
+``(seed, game_id, version, label)`` in any language; docs/reference/format.md has test vectors.
 """
 
 from __future__ import annotations

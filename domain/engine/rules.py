@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from domain.engine.types import JSON, Event, GameCreated, Outcome
+
+if TYPE_CHECKING:
+    from domain.engine.game import GameInfo
 
 B = TypeVar("B")
 
@@ -36,12 +39,27 @@ class Action(Protocol):
 
 
 class Rules(Protocol[B]):
-    """One game's rules. Every method is pure and deterministic."""
+    """One game's rules. Every method is pure and deterministic.
 
-    name: str
-    rules_version: str
-    min_players: int
-    max_players: int
+    ``info`` is the game's declaration; ``name``, ``rules_version``, ``min_players`` and
+    ``max_players`` are its fields, for short (``DeclaredRules`` reads them from it).
+    """
+
+    @property
+    def info(self) -> GameInfo: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def rules_version(self) -> str: ...
+
+    @property
+    def min_players(self) -> int: ...
+
+    @property
+    def max_players(self) -> int: ...
+
     #: Labels of ``random`` events whose outcome stays hidden until the game ends.
     secret_draw_labels: frozenset[str]
 
@@ -84,3 +102,26 @@ class Rules(Protocol[B]):
     def view(self, board: B, viewer: int | None) -> JSON:
         """The board as ``viewer`` (a seat, or None for a spectator) may see it."""
         ...
+
+
+class DeclaredRules:
+    """The base of every game's rules: the fields of the game's declaration (``info``, set
+    by the subclass) under the names the ``Rules`` protocol gives them."""
+
+    info: GameInfo
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def rules_version(self) -> str:
+        return self.info.rules_version
+
+    @property
+    def min_players(self) -> int:
+        return self.info.min_seats
+
+    @property
+    def max_players(self) -> int:
+        return self.info.max_seats

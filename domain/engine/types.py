@@ -24,8 +24,9 @@ B = TypeVar("B")
 class Event:
     """An event as the domain sees it: what happened and who did it.
 
-    The store wraps it in the envelope of docs/format.md (version, time, hashes); the domain never
-    needs those, so folding an export file and folding a live stream are the same thing.
+    The store wraps it in the envelope of docs/reference/format.md (version, time, hashes);
+    the domain never needs those, so folding an export file and folding a live stream are the
+    same thing.
     """
 
     type: str

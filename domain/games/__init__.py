@@ -34,7 +34,7 @@ def register(game: Game[Any]) -> None:
 
 
 def load_game_module(name: str) -> Game[Any]:
-    """Import the module ``name`` (e.g. ``"tests.fixtures.pig"``), register its ``GAME``
+    """Import the module ``name`` (e.g. ``"tests.support.pig"``), register its ``GAME``
     bundle and return it."""
     module = importlib.import_module(name)
     game = getattr(module, "GAME", None)

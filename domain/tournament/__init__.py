@@ -1,6 +1,6 @@
 """Tournaments as pure functions: who meets whom, what each result is worth, and what was
 committed before play. The service runs tournaments on top of these; an auditor recomputes
-every pairing and standing from an export with the same functions (docs/tournaments.md).
+every pairing and standing from an export with the same functions (docs/guide/tournaments.md).
 """
 
 from domain.tournament.commitments import tournament_commitment

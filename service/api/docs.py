@@ -1,14 +1,14 @@
 """The API's documentation, served by Floe itself: the spec and an interactive reference.
 
-- ``GET /openapi.yaml``: ``openapi.yaml`` as written (``application/yaml``).
+- ``GET /openapi.yaml``: ``openapi.yaml`` as ``make spec`` wrote it (``application/yaml``).
 - ``GET /openapi.json``: the same document as JSON.
 - ``GET /docs``: Swagger UI rendering ``/openapi.json``. Its assets come from the
   ``flask-swagger-ui`` package (Swagger UI's own dist files, kept current upstream) and are
   served from ``/docs/assets/<file>``: no CDN, so the page works offline too.
 
 None of these is under ``/v1``: they are not rate limited and not part of the spec's paths.
-The spec is read from the repository root (``make run`` installs Floe editable) once, on
-first use, so a missing file fails only these routes, never the API.
+The spec is package data (``service/api/spec/openapi.yaml``, found through the package, so an
+installed copy serves it too), read once, on first use.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from typing import Any
 import yaml
 from flask import Blueprint, Response, abort, send_from_directory
 
+from service.api.spec import packaged_text
+
 docs = Blueprint("docs", __name__)
 
-SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 #: Swagger UI's distribution files, as the flask-swagger-ui package ships them.
 ASSETS_DIR = Path(str(files("flask_swagger_ui") / "dist"))
 #: The files the page loads; nothing else of the package is served.
@@ -78,7 +79,7 @@ PAGE = """<!DOCTYPE html>
 
 @cache
 def _spec_text() -> str:
-    return SPEC_PATH.read_text(encoding="utf-8")
+    return packaged_text()
 
 
 @cache

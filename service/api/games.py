@@ -18,11 +18,12 @@ from domain.engine.types import GAME_OVER, SEED_REVEALED
 from service.api.errors import store_unavailable
 from service.api.http import (
     MAX_VERSION,
-    bad_request,
     current_floe,
     current_viewer,
     int_arg,
     json_body,
+    last_event_id,
+    only_query,
     render,
     render_built,
 )
@@ -47,6 +48,7 @@ def _game(game_id: str) -> GameMeta:
 @v1.post("/games")
 def create_game() -> Response:
     viewer = current_viewer()
+    only_query("wait")
     wait = int_arg("wait", 0, high=MAX_WAIT_SECONDS)
     data = schemas.load(schemas.CREATE_GAME, json_body())
     command = CreateGame(
@@ -67,6 +69,7 @@ def create_game() -> Response:
 
 @v1.get("/games")
 def list_games() -> Response:
+    only_query("offset", "limit")
     offset = int_arg("offset", 0)
     limit = int_arg("limit", 50, low=1, high=500)
     return render(schemas.GAME_LIST, current_floe().queries.list_games(offset=offset, limit=limit))
@@ -75,13 +78,16 @@ def list_games() -> Response:
 @v1.get("/games/<game_id>")
 def get_game(game_id: str) -> Response:
     viewer = current_viewer()
-    return render(schemas.GAME_VIEW, current_floe().queries.view(_game(game_id), viewer))
+    meta = _game(game_id)
+    only_query()
+    return render(schemas.GAME_VIEW, current_floe().queries.view(meta, viewer))
 
 
 @v1.get("/games/<game_id>/state")
 def get_state(game_id: str) -> Response:
     viewer = current_viewer()
     meta = _game(game_id)
+    only_query("version")
     version = int_arg("version", None, low=1)
     return render(schemas.GAME_VIEW, current_floe().queries.view(meta, viewer, version))
 
@@ -91,6 +97,7 @@ def board_svg(game_id: str) -> Response:
     """A picture of the board at ``?version=N`` (default: now), as the caller may see it."""
     viewer = current_viewer()
     meta = _game(game_id)
+    only_query("version")
     version = request.args.get("version")
     at = None if version is None else int_arg("version", None, low=1)
     svg = current_floe().queries.picture(meta, viewer, at)
@@ -101,7 +108,9 @@ def board_svg(game_id: str) -> Response:
 def get_legal_actions(game_id: str) -> Response:
     viewer = current_viewer()
     viewer.require_token()  # 401 before 404
-    legal = current_floe().queries.legal_actions(_game(game_id), viewer)
+    meta = _game(game_id)
+    only_query()
+    legal = current_floe().queries.legal_actions(meta, viewer)
     return render(schemas.LEGAL_ACTIONS, legal)
 
 
@@ -110,6 +119,7 @@ def post_action(game_id: str) -> Response:
     viewer = current_viewer()
     viewer.require_token()  # 401, then 404, before the body is even read (400)
     meta = _game(game_id)
+    only_query("wait")
     wait = int_arg("wait", 0, high=MAX_WAIT_SECONDS)
     body = json_body()
     try:
@@ -157,6 +167,7 @@ def _earlier_answer(meta: GameMeta, viewer: Viewer, body: Any) -> Accepted | Non
 def get_events(game_id: str) -> Response:
     viewer = current_viewer()
     meta = _game(game_id)
+    only_query("after", "limit")
     after = int_arg("after", 0)
     limit = int_arg("limit", 1000, low=1, high=MAX_EVENTS_PAGE)
     return render(
@@ -171,13 +182,10 @@ def stream_events(game_id: str) -> Response:
     floe = current_floe()
     meta = _game(game_id)
     viewer.reader_seat(game_id)
-    last_id = request.headers.get("Last-Event-ID", "").strip()
-    if last_id.isdigit() and last_id.isascii():
-        if len(last_id) > 20 or int(last_id) > MAX_VERSION:
-            raise bad_request("invalid_query", f"Last-Event-ID must be an integer 0..{MAX_VERSION}")
-        after = int(last_id)
-    else:
-        after = int_arg("after", 0)
+    only_query("after")
+    after = int_arg("after", 0)
+    resume = last_event_id(MAX_VERSION)  # outranks ``after`` (checked all the same)
+    after = after if resume is None else resume
     settings = floe.settings
     latest = floe.repository.latest(meta)
     if latest.over and after >= latest.version:  # nothing more will ever come
@@ -233,7 +241,9 @@ def _sse(
 @v1.get("/games/<game_id>/export")
 def export_game(game_id: str) -> Response:
     viewer = current_viewer()
-    events = current_floe().queries.export(_game(game_id), viewer)
+    meta = _game(game_id)
+    only_query()
+    events = current_floe().queries.export(meta, viewer)
     body = "".join(canonical_json(e.to_json()) + "\n" for e in events)
     response = Response(body, mimetype="application/x-ndjson")
     response.headers["Content-Disposition"] = f'attachment; filename="{game_id}.jsonl"'
@@ -242,6 +252,7 @@ def export_game(game_id: str) -> Response:
 
 @v1.get("/health")
 def health() -> Response:
+    only_query()
     floe = current_floe()
     try:
         floe.redis.ping()

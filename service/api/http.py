@@ -3,6 +3,7 @@ JSON, a numeric query parameter, and rendering through a schema. Shared by the b
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Response, current_app, request
@@ -18,6 +19,11 @@ from service.store import codec as json_codec
 MAX_VERSION = 2**53
 #: Deeper JSON than any valid request needs is refused before any schema sees it.
 MAX_JSON_DEPTH = 32
+#: Where a body may hold a number with a fraction or an exponent (``164.0``, ``1e2``).
+_FRACTION = re.compile(rb"[0-9][.eE]")
+#: An integer as a query parameter or header: decimal digits, and a zero fraction at most
+#: (``164.0`` is the integer 164, as JSON Schema has it); no sign, no exponent.
+_INTEGER = re.compile(r"([0-9]{1,20})(?:\.0{1,20})?")
 
 
 def current_floe() -> Floe:
@@ -37,7 +43,8 @@ def json_body() -> Any:
     """The request body as JSON: 413 over the size limit, 415 for a declared non-JSON type,
     400 ``malformed_json`` when it is not (interoperable) JSON.
 
-    A body without ``Content-Type`` is read as JSON. Refused as malformed besides bad syntax:
+    A body without ``Content-Type`` is read as JSON, a number of zero fraction (``164.0``)
+    as the integer it is. Refused as malformed besides bad syntax:
     invalid UTF-8, the ``NaN``/``Infinity`` literals, integers of more than 4300 digits,
     nesting deeper than ``MAX_JSON_DEPTH`` and lone surrogates (``"\\ud800"``), which no
     UTF-8 store or hash can hold.
@@ -61,7 +68,22 @@ def json_body() -> Any:
         raise bad_request("malformed_json", f"the request body is not JSON: {error}") from None
     if not _plainly_fine(raw):
         _check_json_tree(body)
+    if _FRACTION.search(raw):
+        body = _integral(body)
     return body
+
+
+def _integral(value: Any) -> Any:
+    """``value`` with every number of zero fraction (``164.0``) as the integer it is: JSON
+    (and JSON Schema, which the spec is written in) has one kind of number, so ``164.0`` is
+    the integer 164 wherever an integer is asked for, and is recorded as ``164``."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {key: _integral(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    return value
 
 
 def _plainly_fine(raw: bytes) -> bool:
@@ -90,15 +112,48 @@ def _check_json_tree(body: Any) -> None:
         )
 
 
+def only_query(*allowed: str) -> None:
+    """400 ``invalid_query`` for a query parameter the route does not take: never ignored, so
+    a misspelt one cannot fall back to a default. Called where the route's other query checks
+    run, after the 401 and 404 checks that outrank a 400."""
+    unknown = [name for name in request.args if name not in allowed]
+    if unknown:
+        takes = ", ".join(allowed) if allowed else "none"
+        raise bad_request(
+            "invalid_query", f"unknown query parameter {unknown[0]!r} (this route takes: {takes})"
+        )
+
+
+def _integer(raw: str, low: int, high: int) -> int | None:
+    """``raw`` as an integer in ``low..high`` (``_INTEGER``), else None."""
+    found = _INTEGER.fullmatch(raw) if raw.isascii() else None
+    if found is None or not low <= int(found.group(1)) <= high:
+        return None
+    return int(found.group(1))
+
+
+def last_event_id(high: int) -> int | None:
+    """The ``Last-Event-ID`` header as an integer 0..``high``, None without one; 400
+    ``invalid_query`` for anything else (an empty one too: an EventSource sends none)."""
+    raw = request.headers.get("Last-Event-ID")
+    if raw is None:
+        return None
+    value = _integer(raw.strip(), 0, high)
+    if value is None:
+        raise bad_request("invalid_query", f"Last-Event-ID must be an integer 0..{high}")
+    return value
+
+
 def int_arg(name: str, default: int | None, *, low: int = 0, high: int = MAX_VERSION) -> int:
     raw = request.args.get(name)
     if raw is None:
         if default is None:
             raise bad_request("invalid_query", f"the query parameter {name!r} is required")
         return default
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 20) or not low <= int(raw) <= high:
+    value = _integer(raw, low, high)
+    if value is None:
         raise bad_request("invalid_query", f"{name} must be an integer {low}..{high}")
-    return int(raw)
+    return value
 
 
 def render(schema: Schema, body: dict[str, Any], status: int = 200) -> Response:

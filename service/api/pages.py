@@ -11,7 +11,7 @@ The pages are fixed templates and files (``service/web``): the HTML is the same 
 and viewer, and everything they show comes from the public API under ``/v1``, called from the
 browser with the viewer's own token (if any). So no page carries anything the API would not give
 that viewer, and none of these routes touches the store: like ``/docs``, they are outside
-``/v1``, not rate limited, not in ``openapi.yaml``. docs/web.md describes them.
+``/v1``, not rate limited, not in ``openapi.yaml``. docs/guide/web.md describes them.
 
 The one exception is the tournament page: it arrives rendered from ``Tournaments.get`` (the
 very document ``GET /v1/tournaments/{id}`` gives anyone, so it still shows nothing the API

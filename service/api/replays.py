@@ -27,6 +27,7 @@ from domain.games import GAMES
 from replay.timeline import Timeline, TimelineError, from_events
 from replay.verify import audit_lines
 from service.api.errors import HttpError
+from service.api.http import int_arg, only_query
 from service.errors import InvalidRequest
 
 replays = Blueprint("replays", __name__, url_prefix="/v1")
@@ -40,17 +41,9 @@ DEFAULT_BOARDS = 20
 NDJSON_TYPES = frozenset({"application/octet-stream", "application/x-ndjson", "application/jsonl"})
 
 
-def _int_arg(name: str, default: int, low: int, high: int) -> int:
-    raw = request.args.get(name)
-    if raw is None:
-        return default
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 20) or not low <= int(raw) <= high:
-        raise InvalidRequest("invalid_query", f"{name} must be an integer {low}..{high}")
-    return int(raw)
-
-
 def _lines() -> list[str]:
-    """The body's lines: 413 over the limit, 415 for a declared type that is not NDJSON."""
+    """The body's lines: 413 over the limit, 415 for a declared type that is not NDJSON, 400
+    ``empty_body`` for nothing at all (an empty file is no export file)."""
     if request.content_type is not None and request.mimetype not in NDJSON_TYPES:
         raise HttpError(
             415,
@@ -60,6 +53,8 @@ def _lines() -> list[str]:
         )
     request.max_content_length = MAX_REPLAY_BYTES
     raw = request.get_data(cache=False)  # 413 (werkzeug) when over MAX_REPLAY_BYTES
+    if not raw:
+        raise InvalidRequest("empty_body", "the body is empty; send an export file")
     # As `floe replay` reads a file: split on \n only, bad UTF-8 kept for the audit to name.
     text = raw.decode("utf-8", errors="surrogateescape")
     lines = text.split("\n")
@@ -68,8 +63,9 @@ def _lines() -> list[str]:
 
 @replays.post("/replays")
 def post_replay() -> Response:
-    first = _int_arg("from", 1, 1, 2**53)
-    count = _int_arg("count", DEFAULT_BOARDS, 1, MAX_BOARDS)
+    only_query("from", "count")
+    first = int_arg("from", 1, low=1, high=2**53)
+    count = int_arg("count", DEFAULT_BOARDS, low=1, high=MAX_BOARDS)
     lines = _lines()
     verdict, events = audit_lines(lines)
     size = sum(1 for line in lines if line.strip())

@@ -11,10 +11,18 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from service.api.http import bad_request, current_floe, current_viewer, int_arg, json_body, render
+from service.api.http import (
+    bad_request,
+    current_floe,
+    current_viewer,
+    int_arg,
+    json_body,
+    only_query,
+    render,
+)
 from service.api.schemas import tables as schemas
 from service.games import tokens
-from service.tables.seating import OpenTable, SeatRequest, table_not_found
+from service.tables.seating import OpenTable, SeatRequest, _bearer, table_not_found
 from service.tables.store import TableRecord
 
 tables_v1 = Blueprint("tables_v1", __name__, url_prefix="/v1/tables")
@@ -26,6 +34,7 @@ TABLE_ID = re.compile(r"[0-9a-f]{16}")
 @tables_v1.post("")
 def open_table() -> Response:
     viewer = current_viewer()
+    only_query()
     data = schemas.load(schemas.OPEN_TABLE, json_body())
     seats = tuple(SeatRequest(s.get("name"), s.get("bot"), s["open"]) for s in data["seats"])
     command = OpenTable(data["game"], seats, data["options"], creator=request.remote_addr)
@@ -42,6 +51,7 @@ def open_table() -> Response:
 
 @tables_v1.get("")
 def list_tables() -> Response:
+    only_query("status", "offset", "limit")
     status = request.args.get("status", "open")
     if status not in ("open", "started"):
         raise bad_request("invalid_query", "status must be 'open' or 'started'")
@@ -62,7 +72,9 @@ def list_tables() -> Response:
 @tables_v1.get("/<table_id>")
 def get_table(table_id: str) -> Response:
     current_viewer()
-    return render(schemas.TABLE, table_json(current_floe().tables.get(_known(table_id))))
+    record = current_floe().tables.get(_known(table_id))
+    only_query()
+    return render(schemas.TABLE, table_json(record))
 
 
 @tables_v1.post("/<table_id>/join")
@@ -70,6 +82,7 @@ def join_table(table_id: str) -> Response:
     current_viewer()
     tables = current_floe().tables
     record = tables.get(_known(table_id))  # 404 before the body is read (400)
+    only_query()
     data = schemas.load(schemas.JOIN_TABLE, json_body())
     joined = tables.join(table_id, data["name"], read=record)
     body = {"seat": joined.seat, "token": joined.token, "table": table_json(joined.table)}
@@ -82,6 +95,11 @@ def cancel_table(table_id: str) -> Response:
     floe = current_floe()
     token = (authorization or "").partition(" ")[2].strip()
     organizer = tokens.is_organizer(token, floe.settings.organizer_token) if token else False
+    if request.args:  # refused after what outranks a 400 (404, then 401), before any write
+        floe.tables.get(_known(table_id))
+        if not organizer:
+            _bearer(authorization)
+        only_query()
     record = floe.tables.cancel(_known(table_id), authorization, organizer=organizer)
     return render(schemas.TABLE, table_json(record))
 

@@ -13,7 +13,14 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, request
 
 from domain.engine.canonical import canonical_json
-from service.api.http import bad_request, current_floe, current_viewer, json_body, render
+from service.api.http import (
+    current_floe,
+    current_viewer,
+    json_body,
+    last_event_id,
+    only_query,
+    render,
+)
 from service.api.schemas import tournaments as schemas
 from service.bootstrap import Floe
 from service.games.commands import NewPlayer
@@ -24,6 +31,8 @@ tournaments_v1 = Blueprint("tournaments_v1", __name__, url_prefix="/v1/tournamen
 
 #: Tournament ids are 16 hex digits; anything else is no tournament (and never reaches Redis).
 TOURNAMENT_ID = re.compile(r"[0-9a-f]{16}")
+#: The largest change count a ``Last-Event-ID`` may name (15 digits).
+MAX_CHANGES = 10**15 - 1
 
 
 def _checked(tournament_id: str) -> str:
@@ -35,6 +44,7 @@ def _checked(tournament_id: str) -> str:
 @tournaments_v1.post("")
 def create_tournament() -> Response:
     viewer = current_viewer()
+    only_query()
     data = schemas.load(schemas.CREATE_TOURNAMENT, json_body())
     command = CreateTournament(
         game=data["game"],
@@ -54,13 +64,18 @@ def create_tournament() -> Response:
 def get_tournament(tournament_id: str) -> Response:
     current_viewer()
     body = current_floe().tournaments.get(_checked(tournament_id))
+    only_query()
     return render(schemas.TOURNAMENT, body)
 
 
 @tournaments_v1.get("/<tournament_id>/export")
 def export_tournament(tournament_id: str) -> Response:
     viewer = current_viewer()
-    lines = current_floe().tournaments.export_lines(_checked(tournament_id), viewer)
+    tournaments = current_floe().tournaments
+    if request.args:  # 404 outranks a query refusal (400)
+        tournaments.changes(_checked(tournament_id))
+        only_query()
+    lines = tournaments.export_lines(_checked(tournament_id), viewer)
     first = next(lines)  # refusals (403) are raised here, before the answer starts
     response = Response(_chain(first, lines), mimetype="application/x-ndjson")
     response.headers["Content-Disposition"] = (
@@ -84,12 +99,8 @@ def stream_tournament(tournament_id: str) -> Response:
     tournaments = floe.tournaments
     tournament_id = _checked(tournament_id)
     changes, finished = tournaments.changes(tournament_id)  # 404 before the stream starts
-    last_id = request.headers.get("Last-Event-ID", "").strip()
-    seen: int | None = None
-    if last_id:
-        if not (last_id.isascii() and last_id.isdigit() and len(last_id) <= 15):
-            raise bad_request("invalid_query", "Last-Event-ID must be a change count")
-        seen = int(last_id)
+    only_query()
+    seen = last_event_id(MAX_CHANGES)
     if finished and seen == changes:  # nothing more will ever come
         return Response("retry: 2000\n\n", mimetype="text/event-stream")
     settings = floe.settings

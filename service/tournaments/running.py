@@ -113,7 +113,7 @@ class Tournaments:
         if not viewer.organizer:
             raise organizer_only("creating a tournament", anonymous=viewer.anonymous)
         game = hosted(command.game)
-        if not game.competitive:
+        if game.info.cooperative:
             raise InvalidRequest(
                 "invalid_tournament", f"game: {game.name} is co-operative; nobody is ranked"
             )

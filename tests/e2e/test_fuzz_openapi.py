@@ -1,9 +1,12 @@
 """Property-based fuzzing of every documented operation, generated from ``openapi.yaml``.
 
 Schemathesis draws requests from the document — valid ones (positive) and ones that break it
-(negative) — and sends them to the real app on the test Redis. Every answer must not be a 5xx
-and must conform to the document: a documented status code, a documented content type, a body
-that fits its schema (each SSE message too) and the documented response headers. Routes under
+(negative) — and sends them to the real app on the test Redis, with every check it runs on an
+answer (``--checks all`` of the command line, tests/support/schemathesis.toml): no 5xx; a
+documented status code, content type, body (each SSE message too) and headers; a valid
+request accepted, an invalid one refused; a missing required header refused. The rules no
+schema states (an action of the game ``game_id`` names, a tournament plan that can be run,
+Arktia's connected board) are told to the fuzzer by tests/support/fuzz_hooks.py. Routes under
 a game get a real game id and real ``Authorization`` headers (seat 0, seat 1, the organizer,
 none) as well as fully generated ones; so do routes under a table (its host token too) and
 under a tournament (a person's tournament token too). Whatever was fuzzed, every tournament
@@ -28,30 +31,17 @@ from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
-from schemathesis.checks import not_a_server_error
 from schemathesis.generation.modes import GenerationMode
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 
 from service.api.app import create_app
 from service.settings import Settings
+from tests.support import fuzz_hooks
 from tests.support.api import ORGANIZER
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 SCHEMA = schemathesis.openapi.from_path(SPEC_PATH)
 OPERATIONS: list[Any] = [result.ok() for result in SCHEMA.get_all_operations()]  # type: ignore[union-attr]
-CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_schema_conformance,
-    response_headers_conformance,
-]
-MAX_EXAMPLES = 60
+MAX_EXAMPLES = 40
 
 
 def _negatable(operation: Any) -> bool:
@@ -137,10 +127,15 @@ def test_fuzzed_requests_answer_as_documented(
     fuzz_app: Flask, redis_client: redis.Redis, operation: Any, mode: GenerationMode
 ) -> None:
     client = fuzz_app.test_client()
+    operation.app = operation.schema.app = fuzz_app  # checks that send again reach it too
     created = client.post(
         "/v1/games", json={"game": "arktia", "players": [{"name": "a"}, {"name": "b"}]}
     ).get_json()
     seat_tokens = [seat["token"] for seat in created["seats"]]
+    fuzz_hooks.KNOWN_GAMES[created["id"]] = created["game"]
+    if mode is GenerationMode.POSITIVE and operation.path.endswith("/actions"):
+        seat_tokens = []  # a valid action may still be illegal now (422): only the others'
+
     table = client.post(
         "/v1/tables", json={"game": "arktia", "seats": [{"name": "a"}, {"open": True}]}
     ).get_json()
@@ -179,7 +174,7 @@ def test_fuzzed_requests_answer_as_documented(
     def fuzz(case: Any) -> None:
         response = case.call(app=fuzz_app)
         statuses.add(response.status_code)
-        case.validate_response(response, checks=CHECKS)
+        case.validate_response(response)  # every check
 
     fuzz()
     assert statuses and max(statuses) < 500, statuses

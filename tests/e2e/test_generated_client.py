@@ -4,17 +4,19 @@ The spec is what client authors feed their generators, so this test does what th
 ``openapi-python-client generate`` on the unmodified ``openapi.yaml`` (in a subprocess, with
 proxies pointed at a closed port so it cannot reach the network) and requires a clean run:
 no schema dropped, no response left out, nothing but the "Generating" line with the
-project's generator config (``docs/openapi-python-client.yaml``), and without it only the
-documented media-type notices (the board picture and the two export files). It then imports
+project's generator config (``tests/support/openapi-python-client.yaml``), and without it
+only the documented media-type notices (the board picture and the two export files). It then imports
 the generated package and plays a whole Arktia, Iceberg and Ice Breakers game through it
 against the API served as ``floe run`` serves it (gunicorn, ``service.api.app:create_app()``,
 a real Redis), the draws made by a real ``floe worker``; and it creates, plays, reads and
 exports a tournament.
 
-Everything goes through the generated models: a game is created from ``CreateGameRequest``,
-the loop reads ``GameView.status`` and ``to_act``, picks one of ``LegalActions.actions`` (the
-game's own action classes), and posts it back inside a ``PostActionRequest`` with
-``expected_version`` and a ``command_id`` (``?wait=10``). Every answer is parsed by the
+Everything goes through the generated models: a game is created from its game's
+``<Game>CreateGameRequest`` (with ``<Game>Options``), the loop reads the game's own view
+(``<Game>View``: ``GameView`` is a union on ``game``) for ``status``, ``to_act`` and
+``state``, picks one of ``LegalActions.actions`` (the game's own action classes), and posts
+it back inside a ``PostActionRequest`` with ``expected_version`` and a ``command_id``
+(``?wait=10``); events are read as the union's classes (``ActionEvent``, ``RandomEvent``...). Every answer is parsed by the
 generated code into its documented class and must survive the round trip: ``to_dict()`` of
 the parsed model equals the JSON on the wire, so a union that picked the wrong class or a
 field the spec lacks fails here. Waits are on conditions (the health check answering, the
@@ -48,7 +50,7 @@ from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi.yaml"
-CONFIG_PATH = ROOT / "docs" / "openapi-python-client.yaml"
+CONFIG_PATH = ROOT / "tests" / "support" / "openapi-python-client.yaml"
 PACKAGE = "floe_api_client"
 ORGANIZER = "generated-client-organizer-token"
 #: The only notices a plain ``generate`` (no config file) may print: responses whose media
@@ -230,6 +232,22 @@ def typed(response: Any, kind: Any, status: int = 200) -> Any:
     return parsed
 
 
+#: A game's own classes, ``<Game><part>``.
+GAME_CLASSES = ("CreateGameRequest", "Options", "View", "State", "Outcome", "GameCreatedData")
+#: ``StoredEvent`` is a union on ``type``: the class of each system event's line.
+STORED = {
+    "game_created": "StoredGameCreatedEvent",
+    "random": "StoredRandomEvent",
+    "game_over": "StoredGameOverEvent",
+    "seed_revealed": "StoredSeedRevealedEvent",
+}
+
+
+def stored_class(m: ModuleType, line: dict[str, Any]) -> Any:
+    """The generated class of an export line, by its ``type`` (any other: a seat's action)."""
+    return getattr(m, STORED.get(line["type"], "StoredActionEvent"))
+
+
 def roundtrip(model: Any, data: dict[str, Any]) -> Any:
     parsed = model.from_dict(data)
     assert _instants(parsed.to_dict()) == _instants(data), f"{model.__name__} lost fields"
@@ -244,11 +262,11 @@ class Plan:
     """One game to play: who sits down, with what options, how actions are chosen."""
 
     game: str
+    prefix: str  # how the game's generated classes are named (``<prefix>State``)
     players: int
     options: dict[str, Any]
     #: relative weight of each action type (absent: 1.0)
     weights: dict[str, float]
-    state: str  # the generated class ``GameView.state`` must parse into
     actions: frozenset[str]  # the generated classes of the game's actions
     draws: bool  # whether the game has random draws (made by the worker)
 
@@ -256,10 +274,10 @@ class Plan:
 PLANS = {
     "arktia": Plan(
         game="arktia",
+        prefix="Arktia",
         players=2,
         options={"turn_limit": 60},
         weights={"retire": 0.05},
-        state="ArktiaState",
         actions=frozenset(
             {"ArktiaPlace", "ArktiaMove", "ArktiaKeepGroup", "ArktiaMelt", "ArktiaRetire"}
         ),
@@ -267,10 +285,10 @@ PLANS = {
     ),
     "iceberg": Plan(
         game="iceberg",
+        prefix="Iceberg",
         players=2,
         options={},
         weights={"roll": 10.0, "flip": 10.0},
-        state="IcebergState",
         actions=frozenset(
             {
                 "IcebergPlaceStart",
@@ -286,6 +304,7 @@ PLANS = {
     ),
     "ice-breakers": Plan(
         game="ice-breakers",
+        prefix="IceBreakers",
         players=2,
         options={"intro": True},
         weights={
@@ -298,7 +317,6 @@ PLANS = {
             "end_turn": 1.0,
             "pass": 1.0,
         },
-        state="IceBreakersState",
         actions=frozenset(
             {
                 "IceBreakersPlayPower",
@@ -326,10 +344,11 @@ def test_a_generated_client_plays_a_whole_game(
     public = generated.client(base_url)
     organizer = generated.client(base_url, ORGANIZER)
 
-    request = m.CreateGameRequest(
-        game=m.GameName(plan.game),
+    cls = {part: getattr(m, plan.prefix + part) for part in GAME_CLASSES}
+    request = cls["CreateGameRequest"](
+        game=plan.game,
         players=[m.NewPlayer(name=f"p{i}") for i in range(plan.players)],
-        options=m.CreateGameRequestOptions.from_dict(plan.options),
+        options=cls["Options"].from_dict(plan.options),
     )
     created = typed(
         ops["create_game"].sync_detailed(client=public, body=request, wait=10), m.GameCreated, 201
@@ -340,13 +359,12 @@ def test_a_generated_client_plays_a_whole_game(
     seats = [generated.client(base_url, seat.token) for seat in created.seats]
     assert [seat.seat for seat in created.seats] == list(range(plan.players))
 
-    state_class = getattr(m, plan.state)
     action_classes = tuple(getattr(m, cls) for cls in plan.actions)
     moves = 0
     seen_types: set[str] = set()
     while True:
-        view = typed(ops["get_game"].sync_detailed(game_id, client=public), m.GameView)
-        assert isinstance(view.state, state_class)
+        view = typed(ops["get_game"].sync_detailed(game_id, client=public), cls["View"])
+        assert isinstance(view.state, cls["State"]) and view.game == plan.game
         if view.status == m.Status.OVER:
             break
         assert view.status == m.Status.ACTIVE, "with ?wait=10 no draw is still pending"
@@ -364,40 +382,43 @@ def test_a_generated_client_plays_a_whole_game(
         answer = ops["post_action"].sync_detailed(game_id, client=seats[seat], body=body, wait=10)
         accepted = typed(answer, m.ActionAccepted, 201)
         first = accepted.events[0]
+        assert isinstance(first, m.ActionEvent)
         assert (first.version, first.actor, first.type_) == (
             legal.version + 1,
             seat,
-            m.EventType(action.type_),
+            m.ActionEventType(action.type_),
         )
         assert first.data.to_dict() == {"action": action.to_dict()}
         assert [e.version for e in accepted.events] == list(
             range(legal.version + 1, accepted.version + 1)
         )
         for event in accepted.events[1:]:
-            assert event.actor == m.EventActorType1.SYSTEM and event.command_id is None
+            assert not isinstance(event, m.ActionEvent)
+            assert event.actor == "system" and event.command_id is None
         seen_types.add(action.type_)
         moves += 1
         assert moves < 2000, "the game should have ended"
     assert moves > 5, "a whole game, not a token one"
 
     # the end: outcome, seed, and the log through the client
-    assert isinstance(view.outcome, m.Outcome) and view.to_act == []
+    assert isinstance(view.outcome, cls["Outcome"]) and view.to_act == []
     assert view.seed is not None
     assert hashlib.sha256(bytes.fromhex(view.seed)).hexdigest() == view.seed_commitment
     page = typed(ops["get_events"].sync_detailed(game_id, client=public), m.EventsPage)
     events = page.events
     assert [e.version for e in events] == list(range(1, view.version + 1))
-    assert events[0].type_ == m.EventType.GAME_CREATED
-    assert [e.type_ for e in events[-2:]] == [m.EventType.GAME_OVER, m.EventType.SEED_REVEALED]
-    draws = [e for e in events if e.type_ == m.EventType.RANDOM]
+    assert isinstance(events[0], m.GameCreatedEvent)
+    assert isinstance(events[0].data, cls["GameCreatedData"])
+    assert isinstance(events[-2], m.GameOverEvent) and isinstance(events[-1], m.SeedRevealedEvent)
+    draws = [e for e in events if isinstance(e, m.RandomEvent)]
     assert bool(draws) == plan.draws
-    assert all(e.actor == m.EventActorType1.SYSTEM for e in draws)
-    assert all(isinstance(e.actor, int) for e in events if e.command_id is not None)
+    assert all(e.actor == "system" for e in draws)
+    assert all(isinstance(e.actor, int) for e in events if isinstance(e, m.ActionEvent))
 
     exported = ops["export_game"].sync_detailed(game_id, client=organizer)
     assert exported.status_code == 200 and isinstance(exported.parsed, str)
     lines = [json.loads(line) for line in exported.parsed.splitlines()]
-    stored = [roundtrip(m.StoredEvent, line) for line in lines]
+    stored = [roundtrip(stored_class(m, line), line) for line in lines]
     assert [s.to_dict() for s in stored] == [e.to_dict() for e in events]
     verdict = verify(lines)
     assert verdict.status == "ok", str(verdict)
@@ -416,20 +437,21 @@ def test_a_generated_client_creates_plays_reads_and_exports_a_tournament(
     m, ops = generated.models, generated.ops
     public = generated.client(base_url)
     organizer = generated.client(base_url, ORGANIZER)
-    request = m.CreateTournamentRequest(
-        game=m.GameName.ARKTIA,
-        format_=m.CreateTournamentRequestFormat.ROUND_ROBIN,
-        players=[m.NewPlayer(name="Ada"), m.NewPlayer(name="Hal", bot=m.NewPlayerBotType1.RANDOM)],
-        options=m.CreateTournamentRequestOptions.from_dict({"turn_limit": 1}),
+    request = m.ArktiaCreateTournamentRequest(
+        game="arktia",
+        format_=m.ArktiaCreateTournamentRequestFormat.ROUND_ROBIN,
+        players=[m.NewPlayer(name="Ada"), m.NewPlayer(name="Hal", bot=m.BotStrength.RANDOM)],
+        options=m.ArktiaOptions.from_dict({"turn_limit": 1}),
     )
     refused = ops["create_tournament"].sync_detailed(client=public, body=request)
-    assert typed(refused, m.Error, 401).error.code == "missing_token"
+    assert typed(refused, m.Error, 401).error.code == m.ErrorCode.MISSING_TOKEN
     created = typed(
         ops["create_tournament"].sync_detailed(client=organizer, body=request),
-        m.TournamentCreated,
+        m.ArktiaTournamentCreated,
         201,
     )
-    assert created.status == m.TournamentCreatedStatus.RUNNING and created.planned_rounds == 1
+    assert created.status == m.ArktiaTournamentCreatedStatus.RUNNING
+    assert created.planned_rounds == 1
     assert (
         created.commitment == hashlib.sha256("".join(created.seed_commitments).encode()).hexdigest()
     )
@@ -446,20 +468,18 @@ def test_a_generated_client_creates_plays_reads_and_exports_a_tournament(
     )
     answer = ops["post_action"].sync_detailed(game.game_id, client=seat, body=body, wait=10)
     ended = typed(answer, m.ActionAccepted, 201)
-    assert [e.type_ for e in ended.events][-2:] == [
-        m.EventType.GAME_OVER,
-        m.EventType.SEED_REVEALED,
-    ]
+    assert isinstance(ended.events[-2], m.GameOverEvent)
+    assert isinstance(ended.events[-1], m.SeedRevealedEvent)
     events = typed(ops["get_events"].sync_detailed(game.game_id, client=public), m.EventsPage)
     slot = roundtrip(m.TournamentSlot, events.events[0].data.to_dict()["tournament"])
     assert (slot.id, slot.round_, slot.table) == (created.id, 1, 1)
 
     def finished() -> bool:
         read = ops["get_tournament"].sync_detailed(created.id, client=public)
-        return bool(typed(read, m.Tournament).status == m.TournamentStatus.FINISHED)
+        return bool(typed(read, m.ArktiaTournament).status == m.ArktiaTournamentStatus.FINISHED)
 
     wait_until(finished, 60, "the worker to finish the tournament")
-    done = typed(ops["get_tournament"].sync_detailed(created.id, client=public), m.Tournament)
+    done = typed(ops["get_tournament"].sync_detailed(created.id, client=public), m.ArktiaTournament)
     assert done.rounds[0].games[0].status == m.TournamentGameStatus.OVER
     assert isinstance(done.rounds[0].games[0].outcome, m.Outcome)
     assert sorted(s.player for s in done.standings) == [0, 1]
@@ -469,5 +489,5 @@ def test_a_generated_client_creates_plays_reads_and_exports_a_tournament(
     header, *lines = [json.loads(line) for line in exported.parsed.splitlines()]
     manifest = roundtrip(m.TournamentExportHeader, header).tournament
     assert manifest.id == created.id and manifest.commitment == created.commitment
-    stored = [roundtrip(m.StoredEvent, line) for line in lines]
+    stored = [roundtrip(stored_class(m, line), line) for line in lines]
     assert [s.to_dict() for s in stored] == [e.to_dict() for e in events.events]

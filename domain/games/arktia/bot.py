@@ -1,7 +1,7 @@
 """What the generic bots (``domain.ai``) need to know to play Arktia: ``BOT``.
 
-Arktia hides nothing and has no chance, so a search needs no sampled worlds and may keep
-the positions it reaches; all it needs is a heuristic and how hard to think.
+Arktia hides nothing and has no chance (``INFO``), so a search needs no sampled worlds and
+may keep the positions it reaches; all it needs is a heuristic and how hard to think.
 """
 
 from __future__ import annotations
@@ -33,5 +33,4 @@ BOT: BotKit[ArktiaBoard] = BotKit(
     # Chosen so a move takes well under a second on one core (``make bench-ai``).
     search=SearchSettings(iterations=4000, scale=3.0),
     sample_world=None,
-    perfect_information=True,
 )

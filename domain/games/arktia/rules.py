@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from domain.engine.errors import IllegalAction
-from domain.engine.rules import Draw
+from domain.engine.rules import DeclaredRules, Draw
 from domain.engine.types import JSON, Event, GameCreated, Outcome
 from domain.games.arktia.actions import (
     ArktiaAction,
@@ -36,6 +36,7 @@ from domain.games.arktia.board import (
     split_groups,
 )
 from domain.games.arktia.hexes import Hex
+from domain.games.arktia.info import INFO
 from domain.games.arktia.setup import read_options
 from domain.games.arktia.stacks import NEUTRAL, Colour, Stack
 from domain.games.arktia.view import board_view, pending_view
@@ -43,13 +44,10 @@ from domain.games.arktia.view import board_view, pending_view
 __all__ = ["ARKTIA", "ArktiaRules"]
 
 
-class ArktiaRules:
+class ArktiaRules(DeclaredRules):
     """The Rules protocol for Arktia."""
 
-    name = "arktia"
-    rules_version = "1"
-    min_players = 2
-    max_players = 4
+    info = INFO
     secret_draw_labels: frozenset[str] = frozenset()
 
     # ----- setup --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Arktia's options and their defaults for rules version 1.
+"""Arktia's options for rules version 1, read as ``INFO`` (``info.py``) declares them.
 
 ``game_created`` records the options as the organizer gave them; the rules version pins the
 defaults, so a game created today folds the same way after the defaults change.
@@ -11,17 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.engine.errors import InvalidSetup
-from domain.engine.parsing import bool_option, check_setup, int_option
 from domain.games.arktia.hexes import BOARD_24, BOARD_27, BOARD_36, Hex, is_connected
+from domain.games.arktia.info import INFO, MAX_BOARD_TILES, MAX_COORDINATE
 
-DEFAULT_TURN_LIMIT = 300
-MAX_TURN_LIMIT = 1_000_000
-#: The most tiles a ``board`` may hold: over five times the largest default board (36), and
-#: the bound on what every rule that looks at the whole continent costs per event.
-MAX_BOARD_TILES = 200
-#: How far from the origin a ``board``'s coordinates may go.
-MAX_COORDINATE = 100
-KNOWN_OPTIONS = frozenset({"board", "neutrals_3p", "turn_limit"})
+__all__ = ["MAX_BOARD_TILES", "ArktiaOptions", "read_options"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,13 +26,11 @@ class ArktiaOptions:
 
 def read_options(given: Mapping[str, Any], seats: int) -> ArktiaOptions:
     """The effective options for ``seats`` players; ``InvalidSetup`` names what is wrong."""
-    check_setup("arktia", given, KNOWN_OPTIONS, seats, 2, 4)
-    neutrals_3p = bool_option(given, "neutrals_3p", False)
-    neutrals = seats == 2 or (seats == 3 and neutrals_3p)
-    turn_limit = int_option(given, "turn_limit", DEFAULT_TURN_LIMIT, 1, MAX_TURN_LIMIT)
+    values = INFO.read_options(given, seats)
+    neutrals = seats == 2 or (seats == 3 and values["neutrals_3p"])
     in_play = 9 * seats + (3 * seats if neutrals else 0)
-    board = _board(given.get("board"), in_play)
-    return ArktiaOptions(board=board, neutrals=neutrals, turn_limit=turn_limit)
+    board = _board(values["board"], in_play)
+    return ArktiaOptions(board=board, neutrals=neutrals, turn_limit=values["turn_limit"])
 
 
 def _board(given: Any, in_play: int) -> frozenset[Hex]:

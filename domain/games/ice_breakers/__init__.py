@@ -1,17 +1,18 @@
 """Ice Breakers to the Rescue (Jim Deacove, 2004) as its rules say.
 
-``GAME`` is the whole game as Floe hosts it: rules, what its bots know (the team plan
-among it), and its pictures.
+``GAME`` is the whole game as Floe hosts it: rules (declared in ``info.py``: co-operative),
+what its bots know (the team plan among it), its pictures and its contract.
 """
 
 from domain.engine.game import Game
 from domain.games.ice_breakers import svg, text
 from domain.games.ice_breakers.board import IceBreakersBoard
 from domain.games.ice_breakers.bot import BOT
+from domain.games.ice_breakers.contract import CONTRACT
 from domain.games.ice_breakers.rules import ICE_BREAKERS, IceBreakersRules
 
 GAME: Game[IceBreakersBoard] = Game(
-    rules=ICE_BREAKERS, bot=BOT, text=text.render, svg=svg.render, competitive=False
+    rules=ICE_BREAKERS, bot=BOT, text=text.render, svg=svg.render, contract=CONTRACT
 )
 
 __all__ = ["GAME", "ICE_BREAKERS", "IceBreakersRules"]

@@ -1,7 +1,8 @@
 """Ice Breakers' rules: the Rules protocol, checking an action, and evolving the board.
 
-Refusals (``IllegalAction``, HTTP 422) carry stable codes, listed in docs/rules/ice-breakers.md and
-in ``checks.py``. No refusal or view names an Ice Report card before it is exposed.
+Refusals (``IllegalAction``, HTTP 422) carry stable codes, listed in
+docs/reference/rules/ice-breakers.md and in ``checks.py``. No refusal or view names an Ice
+Report card before it is exposed.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.engine.rules import Draw
+from domain.engine.rules import DeclaredRules, Draw
 from domain.engine.types import JSON, RANDOM, Event, GameCreated, Outcome
 from domain.games.ice_breakers import turns
 from domain.games.ice_breakers.actions import (
@@ -27,6 +28,7 @@ from domain.games.ice_breakers.actions import (
 from domain.games.ice_breakers.board import SETUP_PHASES, IceBreakersBoard
 from domain.games.ice_breakers.cards import is_power, kind
 from domain.games.ice_breakers.checks import check_action
+from domain.games.ice_breakers.info import INFO
 from domain.games.ice_breakers.setup import read_options, remaining_cards, ships_in_play
 from domain.games.ice_breakers.view import board_view, pending_view
 
@@ -37,13 +39,10 @@ _ACTION_TYPES = frozenset(
 )
 
 
-class IceBreakersRules:
+class IceBreakersRules(DeclaredRules):
     """The Rules protocol for Ice Breakers to the Rescue (co-operative)."""
 
-    name = "ice-breakers"
-    rules_version = "1"
-    min_players = 2
-    max_players = 4
+    info = INFO
     #: The Ice Report order stays secret until the game ends; exposed cards are in the view.
     secret_draw_labels: frozenset[str] = frozenset({"reports_upper", "reports_lower"})
 

@@ -1,4 +1,5 @@
-"""Ice Breakers' options (rules version 1) and the five setup draws.
+"""Ice Breakers' options (rules version 1, as ``INFO`` in ``info.py`` declares them) and the
+five setup draws.
 
 ``game_created`` records the options as given; the rules version pins the defaults. Unknown
 options are refused so a typo never silently falls back to a default. The [recon] options
@@ -12,8 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from domain.engine.errors import InvalidSetup
-from domain.engine.parsing import bool_option, check_setup
 from domain.games.ice_breakers.cards import (
     ALL_FOUR,
     CARD_IDS,
@@ -26,9 +25,8 @@ from domain.games.ice_breakers.cards import (
     starting_hand,
 )
 from domain.games.ice_breakers.geometry import ALL_SHIPS, CHANNELS, HARBORS, INTRO_SHIPS, Cell
+from domain.games.ice_breakers.info import INFO
 
-KNOWN_OPTIONS = frozenset({"intro", "open_hands", "map", "ice_reports"})
-STANDARD = "standard"
 LARGE_ORDER: tuple[int, ...] = (2, 3, 6, 8)
 INTRO_SMALL: tuple[int, ...] = (5, 9)
 ROW_SIZE = 8
@@ -41,18 +39,7 @@ class IceBreakersOptions:
 
 def read_options(given: Mapping[str, Any], seats: int) -> IceBreakersOptions:
     """The effective options for ``seats`` players; ``InvalidSetup`` names what is wrong."""
-    check_setup("ice-breakers", given, KNOWN_OPTIONS, seats, 2, 4)
-    intro = bool_option(given, "intro", False)
-    if bool_option(given, "open_hands", True) is not True:
-        raise InvalidSetup(
-            "invalid_option", "open_hands must be true: closed hands are not supported"
-        )
-    for name in ("map", "ice_reports"):
-        if given.get(name, STANDARD) != STANDARD:
-            raise InvalidSetup(
-                "invalid_option", f"{name} supports only {STANDARD!r} (the reconstruction)"
-            )
-    return IceBreakersOptions(intro=intro)
+    return IceBreakersOptions(intro=INFO.read_options(given, seats)["intro"])
 
 
 def ships_in_play(intro: bool) -> tuple[int, ...]:

@@ -1,4 +1,6 @@
-"""Flipping a tile and the chains of bumped coins it starts (docs/rules/iceberg.md, "Bumping").
+"""Flipping a tile and the chains of bumped coins it starts.
+
+The rule is docs/reference/rules/iceberg.md, "Bumping".
 
 Each coin on the flipped tile leaves by its quadrant's pinwheel direction (NW north, NE east,
 SE south, SW west). The four chains leave through four different sides along four different

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.engine.errors import IllegalAction
-from domain.engine.rules import Draw
+from domain.engine.rules import DeclaredRules, Draw
 from domain.engine.types import JSON, RANDOM, Event, GameCreated, Outcome
 from domain.games.iceberg import turns
 from domain.games.iceberg.actions import (
@@ -47,6 +47,7 @@ from domain.games.iceberg.actions import (
 )
 from domain.games.iceberg.board import COINS_PER_SEAT, IcebergBoard, KeepChoice, RemoveChoice
 from domain.games.iceberg.geometry import START_SQUARES, Pos, Tile, on_grid, square
+from domain.games.iceberg.info import INFO
 from domain.games.iceberg.setup import read_options
 from domain.games.iceberg.view import board_view, pending_view
 
@@ -57,13 +58,10 @@ _ACTION_TYPES = frozenset(
 )
 
 
-class IcebergRules:
+class IcebergRules(DeclaredRules):
     """The Rules protocol for Iceberg."""
 
-    name = "iceberg"
-    rules_version = "1"
-    min_players = 2
-    max_players = 4
+    info = INFO
     #: ``random`` events whose outcome the service masks until the game ends: the layout.
     secret_draw_labels: frozenset[str] = frozenset({"tiles"})
 

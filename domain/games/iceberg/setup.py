@@ -1,4 +1,4 @@
-"""Iceberg's options and their defaults for rules version 1.
+"""Iceberg's options for rules version 1, read as ``INFO`` (``info.py``) declares them.
 
 ``game_created`` records the options as the organizer gave them; the rules version pins the
 defaults, so a game created today folds the same way after the defaults change. Unknown
@@ -11,11 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain.engine.parsing import check_setup, int_option
-
-DEFAULT_IDLE_TURN_LIMIT = 100
-MAX_IDLE_TURN_LIMIT = 1_000_000
-KNOWN_OPTIONS = frozenset({"idle_turn_limit"})
+from domain.games.iceberg.info import INFO
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +21,4 @@ class IcebergOptions:
 
 def read_options(given: Mapping[str, Any], seats: int) -> IcebergOptions:
     """The effective options for ``seats`` players; ``InvalidSetup`` names what is wrong."""
-    check_setup("iceberg", given, KNOWN_OPTIONS, seats, 2, 4)
-    limit = int_option(given, "idle_turn_limit", DEFAULT_IDLE_TURN_LIMIT, 0, MAX_IDLE_TURN_LIMIT)
-    return IcebergOptions(idle_turn_limit=limit)
+    return IcebergOptions(idle_turn_limit=INFO.read_options(given, seats)["idle_turn_limit"])

@@ -1,7 +1,10 @@
 """Marshmallow schemas for every request and response body.
 
 Requests are loaded (and refused with 400 and the field errors); responses are dumped through
-their schemas so the wire shape lives in one place, mirrored by ``openapi.yaml``.
+their schemas so the wire shape lives in one place: ``make spec`` (``service.api.spec``)
+writes ``openapi.yaml`` from them. A field's ``metadata`` is documentation only:
+``description``, and ``x-ref`` for a field whose shape is a named schema of the spec (a
+game's own, from its contract, or a shared one such as ``Version``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,13 @@ from domain.games import GAMES
 from service.errors import InvalidRequest
 
 MAX_INT = 2**53
+#: The bots a seat may be played by.
+BOT_STRENGTHS = ("random", "greedy", "mcts")
+
+
+def ref(name: str, description: str | None = None) -> dict[str, Any]:
+    """A field's documentation: its shape is the spec's schema ``name``."""
+    return {"x-ref": name} if description is None else {"x-ref": name, "description": description}
 
 
 class StrictInt(fields.Integer):
@@ -33,6 +43,13 @@ def printable_name(name: str) -> None:
         raise ValidationError("a name may not contain control characters (NUL, newline, ...)")
 
 
+#: ``printable_name`` as the spec states it: no character of the category Cc (C0 and C1
+#: control characters; a lone surrogate is no JSON the server reads: ``malformed_json``). It
+#: ends in ``(?![\\s\\S])``, not ``$``, which Python's ``re`` (and so Python's validators)
+#: also matches before a final newline.
+PRINTABLE = "^[^\\u0000-\\u001f\\u007f-\\u009f]*(?![\\s\\S])"
+
+
 def hosted_game(name: str) -> None:
     """A game Floe hosts now (read at load time: games may be registered after import)."""
     if name not in GAMES:
@@ -43,12 +60,24 @@ class PlayerSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), printable_name])
+    name = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=64), printable_name],
+        metadata={
+            "description": "1..64 characters, no control characters (NUL, newline, ...).",
+            "pattern": PRINTABLE,
+        },
+    )
     bot = fields.String(
         load_default=None,
         allow_none=True,
-        validate=validate.OneOf(
-            ["random", "greedy", "mcts"], error="bot is 'random', 'greedy' or 'mcts'"
+        validate=validate.OneOf(BOT_STRENGTHS, error="bot is 'random', 'greedy' or 'mcts'"),
+        metadata=ref(
+            "BotStrength",
+            "A bot strength, or null (or absent) for a person. `random` plays any legal action; "
+            "`greedy` the one whose result looks best from what its seat may see (a co-operative "
+            "game's team plan); `mcts` searches worlds sampled from its seat's view. A bot seat "
+            "has no token: workers play it.",
         ),
     )
 
@@ -59,13 +88,21 @@ class CreateGameSchema(Schema):
 
     game = fields.String(required=True, validate=hosted_game)
     players = fields.List(
-        fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=1, max=8)
+        fields.Nested(PlayerSchema),
+        required=True,
+        validate=validate.Length(min=1, max=8),
+        metadata={"description": "The seats in order, seat 0 first; the game bounds the count."},
     )
-    options = fields.Dict(keys=fields.String(), load_default=dict)
+    options = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": "The game's options exactly as given; absent: the defaults."},
+    )
     seed = fields.String(
         load_default=None,
         allow_none=True,
         validate=validate.Regexp(r"^[0-9a-fA-F]{64}$", error="seed is 32 bytes as 64 hex digits"),
+        metadata={"description": "The secret seed, 32 bytes as 64 hex digits (organizer only)."},
     )
 
 
@@ -73,9 +110,20 @@ class PostActionSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    action = fields.Dict(keys=fields.String(), required=True)
-    expected_version = StrictInt(required=True, validate=validate.Range(min=1, max=MAX_INT))
-    command_id = fields.String(required=True, validate=validate.Length(min=1, max=128))
+    action = fields.Dict(keys=fields.String(), required=True, metadata=ref("GameAction"))
+    expected_version = StrictInt(
+        required=True,
+        validate=validate.Range(min=1, max=MAX_INT),
+        metadata={"description": "The version the action was decided against."},
+    )
+    command_id = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=128),
+        metadata={
+            "description": "Chosen by the client, unique per seat and game (a UUID does): a "
+            "repeat of an accepted command_id answers as the first time and writes nothing."
+        },
+    )
 
     @validates_schema
     def _action_has_type(self, data: Mapping[str, Any], **_: Any) -> None:
@@ -84,97 +132,178 @@ class PostActionSchema(Schema):
 
 
 class ErrorDetailSchema(Schema):
-    code = fields.String(required=True)
-    message = fields.String(required=True)
+    code = fields.String(
+        required=True, metadata=ref("ErrorCode", "Stable, for programs: branch on it.")
+    )
+    message = fields.String(required=True, metadata={"description": "For people; may change."})
 
 
 class ErrorSchema(Schema):
+    """Every refusal: ``{"error": {"code", "message"}}``."""
+
     error = fields.Nested(ErrorDetailSchema, required=True)
 
 
 class SeatSchema(Schema):
-    seat = fields.Integer(required=True)
+    seat = fields.Integer(required=True, metadata=ref("SeatNumber"))
     name = fields.String(required=True)
-    bot = fields.String(allow_none=True)
+    bot = fields.String(
+        allow_none=True,
+        required=True,
+        metadata=ref("BotStrength", "The bot playing this seat; null for a person."),
+    )
 
 
 class CreatedSeatSchema(SeatSchema):
-    token = fields.String(allow_none=True)
+    token = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The seat's secret token, shown only now; null for a bot."},
+    )
 
 
 class GameCreatedSchema(Schema):
-    id = fields.String(required=True)
-    game = fields.String(required=True)
-    version = fields.Integer(required=True)
-    status = fields.String(required=True)
+    """The new game, as it was when the answer was made: without setup draws version 1
+    and ``active``; with them ``awaiting_random`` until a worker has made them (``?wait=S``
+    waits up to S seconds for them)."""
+
+    id = fields.String(required=True, metadata={"description": "The game's id (16 hex digits)."})
+    game = fields.String(required=True, metadata=ref("GameName"))
+    version = fields.Integer(required=True, metadata=ref("Version"))
+    status = fields.String(
+        required=True,
+        metadata={"enum": ["awaiting_random", "active"], "description": "Never `over`."},
+    )
     seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
-    seed_commitment = fields.String(required=True)
+    seed_commitment = fields.String(required=True, metadata=ref("Hex64"))
 
 
 class GameViewSchema(Schema):
+    """A game as one viewer may see it; ``state``, ``pending`` and ``outcome`` have the
+    shapes of the game named by ``game``."""
+
     id = fields.String(required=True)
-    game = fields.String(required=True)
-    version = fields.Integer(required=True)
-    status = fields.String(required=True)
-    to_act = fields.List(fields.Integer(), required=True)
-    pending = fields.Dict(allow_none=True)
-    state = fields.Dict(required=True)
-    outcome = fields.Dict(allow_none=True)
+    game = fields.String(required=True, metadata=ref("GameName"))
+    version = fields.Integer(required=True, metadata=ref("Version"))
+    status = fields.String(required=True, metadata=ref("Status"))
+    to_act = fields.List(
+        fields.Integer(metadata=ref("SeatNumber")),
+        required=True,
+        metadata={"description": "Seats with a legal action now, ascending (empty unless active)."},
+    )
+    pending = fields.Dict(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The decision owed now, if any (null once over)."},
+    )
+    state = fields.Dict(
+        required=True, metadata={"description": "The game's board, as this viewer may see it."}
+    )
+    outcome = fields.Dict(
+        allow_none=True, required=True, metadata={"description": "Null until the game ends."}
+    )
     seats = fields.List(fields.Nested(SeatSchema), required=True)
-    viewer = fields.Integer(allow_none=True)
-    seed_commitment = fields.String(required=True)
-    seed = fields.String(allow_none=True)
-    #: The bot move that failed at this version (``BotFailure`` in openapi.yaml), or null.
-    bot_failure = fields.Dict(allow_none=True)
+    viewer = fields.Integer(
+        allow_none=True,
+        required=True,
+        metadata=ref("SeatNumber", "The caller's seat; null for a spectator or the organizer."),
+    )
+    seed_commitment = fields.String(required=True, metadata=ref("Hex64"))
+    seed = fields.String(
+        allow_none=True,
+        required=True,
+        metadata=ref("Hex64", "The seed once the game is over (in every version's view)."),
+    )
+    #: The bot move that failed at this version (``BotFailure``), or null.
+    bot_failure = fields.Dict(
+        allow_none=True,
+        required=True,
+        metadata=ref(
+            "BotFailure",
+            "The bot move that failed at the current version, or null: the game "
+            "waits there until a worker retries the bot.",
+        ),
+    )
 
 
 class EventSchema(Schema):
+    """A stored event as a viewer sees it; ``hash`` and ``prev_hash`` only once the game is
+    over."""
+
     game_id = fields.String(required=True)
-    version = fields.Integer(required=True)
+    version = fields.Integer(required=True, metadata=ref("Version"))
     type = fields.String(required=True)
     data = fields.Dict(required=True)
     actor = fields.Raw(required=True)
-    at = fields.String(required=True)
-    command_id = fields.String(allow_none=True)
-    prev_hash = fields.String()
-    hash = fields.String()
+    at = fields.String(required=True, metadata=ref("Timestamp"))
+    command_id = fields.String(allow_none=True, required=True)
+    prev_hash = fields.String(metadata=ref("Hex64"))
+    hash = fields.String(metadata=ref("Hex64"))
 
 
 class ActionAcceptedSchema(Schema):
-    version = fields.Integer(required=True)
+    """The events an accepted action appended, oldest first (its own, then ``game_over`` and
+    ``seed_revealed`` if it ended the game; after a ``wait``, the draws too), and the version
+    of the last."""
+
+    version = fields.Integer(required=True, metadata=ref("Version"))
+    events = fields.List(fields.Nested(EventSchema), required=True, validate=validate.Length(min=1))
+
+
+class EventsPageSchema(Schema):
+    """Events after ``after``, oldest first, and the game's latest ``version``."""
+
+    version = fields.Integer(required=True, metadata=ref("Version"))
     events = fields.List(fields.Nested(EventSchema), required=True)
 
 
-class EventsPageSchema(ActionAcceptedSchema):
-    pass
-
-
 class LegalActionsSchema(Schema):
-    version = fields.Integer(required=True)
-    actions = fields.List(fields.Dict(), required=True)
+    """Every action the seat may take now, each ready to post with ``expected_version`` =
+    ``version``."""
+
+    version = fields.Integer(required=True, metadata=ref("Version"))
+    actions = fields.List(fields.Dict(metadata=ref("GameAction")), required=True)
 
 
 class GameSummarySchema(Schema):
     id = fields.String(required=True)
-    game = fields.String(required=True)
-    created_at = fields.String(required=True)
-    version = fields.Integer(required=True)
-    status = fields.String(required=True)
+    game = fields.String(required=True, metadata=ref("GameName"))
+    created_at = fields.String(required=True, metadata=ref("Timestamp"))
+    version = fields.Integer(required=True, metadata=ref("Version"))
+    status = fields.String(required=True, metadata=ref("Status"))
     seats = fields.List(fields.Nested(SeatSchema), required=True)
 
 
 class GameListSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema), required=True)
-    total = fields.Integer(required=True)
-    offset = fields.Integer(required=True)
-    limit = fields.Integer(required=True)
+    total = fields.Integer(required=True, validate=validate.Range(min=0))
+    offset = fields.Integer(required=True, validate=validate.Range(min=0))
+    limit = fields.Integer(required=True, validate=validate.Range(min=1, max=500))
+
+
+class BotFailureSchema(Schema):
+    """A bot seat that failed to decide its move: ``timeout`` (not within the workers'
+    ``FLOE_BOT_MOVE_SECONDS``) or ``error`` (a bug, logged by the worker). Nothing was
+    appended: the game waits at ``version`` until a worker retries the bot. (Documentation
+    only: the worker writes it; ``GameViewSchema.bot_failure`` passes it on.)"""
+
+    seat = fields.Integer(required=True, metadata=ref("SeatNumber"))
+    version = fields.Integer(required=True, metadata=ref("Version"))
+    strength = fields.String(required=True, metadata=ref("BotStrength"))
+    reason = fields.String(required=True, validate=validate.OneOf(["timeout", "error"]))
+    message = fields.String(required=True, metadata={"description": "Short and public."})
+    at = fields.String(required=True, metadata=ref("Timestamp"))
 
 
 class HealthSchema(Schema):
-    status = fields.String(required=True)
-    redis = fields.String(required=True)
+    status = fields.String(required=True, metadata={"enum": ["ok"]})
+    redis = fields.String(required=True, metadata={"enum": ["ok"]})
     #: Bot moves that failed (out of time, or a bug), across all games, ever.
-    bot_failures = fields.Integer(required=True)
+    bot_failures = fields.Integer(
+        required=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "Bot moves that failed, across all games, ever."},
+    )
 
 
 # One instance of each: building a schema copies its fields, which costs more than using it.

@@ -1,4 +1,4 @@
-"""The tables' request and response bodies (mirrored by ``openapi.yaml``)."""
+"""The tables' request and response bodies (``make spec`` writes ``openapi.yaml`` from them)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,19 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from service.api.schemas.games import hosted_game, load, printable_name
+from service.api.schemas.games import (
+    BOT_STRENGTHS,
+    PRINTABLE,
+    hosted_game,
+    load,
+    printable_name,
+    ref,
+)
 
 __all__ = ["load"]
 
 NAME: list[Callable[[Any], Any]] = [validate.Length(min=1, max=64), printable_name]
-BOTS = validate.OneOf(["random", "greedy", "mcts"], error="bot is 'random', 'greedy' or 'mcts'")
+BOTS = validate.OneOf(BOT_STRENGTHS, error="bot is 'random', 'greedy' or 'mcts'")
 
 
 class StrictBool(fields.Boolean):
@@ -30,8 +37,12 @@ class SeatRequestSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = fields.String(validate=NAME)
-    bot = fields.String(load_default=None, allow_none=True, validate=BOTS)
+    name = fields.String(
+        validate=NAME, metadata={"description": "As a player's name.", "pattern": PRINTABLE}
+    )
+    bot = fields.String(
+        load_default=None, allow_none=True, validate=BOTS, metadata=ref("BotStrength")
+    )
     open = StrictBool(load_default=False)
 
     @validates_schema
@@ -49,57 +60,94 @@ class OpenTableSchema(Schema):
 
     game = fields.String(required=True, validate=hosted_game)
     seats = fields.List(
-        fields.Nested(SeatRequestSchema), required=True, validate=validate.Length(min=1, max=8)
+        fields.Nested(SeatRequestSchema),
+        required=True,
+        validate=validate.Length(min=1, max=8),
+        metadata={"description": "The seats in order; the game bounds the count."},
     )
-    options = fields.Dict(keys=fields.String(), load_default=dict)
+    options = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": "The game's options, checked now; absent: the defaults."},
+    )
 
 
 class JoinTableSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = fields.String(required=True, validate=NAME)
+    name = fields.String(
+        required=True,
+        validate=NAME,
+        metadata={"description": "As a player's name.", "pattern": PRINTABLE},
+    )
 
 
 class TableSeatSchema(Schema):
-    seat = fields.Integer(required=True)
-    name = fields.String(allow_none=True, required=True)
-    bot = fields.String(allow_none=True, required=True)
-    open = fields.Boolean(required=True)
+    seat = fields.Integer(required=True, metadata=ref("SeatNumber"))
+    name = fields.String(
+        allow_none=True, required=True, metadata={"description": "Null while the seat is open."}
+    )
+    bot = fields.String(allow_none=True, required=True, metadata=ref("BotStrength"))
+    open = fields.Boolean(
+        required=True, metadata={"description": "True while a stranger may take the seat."}
+    )
 
 
 class TableSchema(Schema):
-    id = fields.String(required=True)
-    game = fields.String(required=True)
-    status = fields.String(required=True)
+    """A table: who sits where, which seats are open, and its game once started. Never a
+    token."""
+
+    id = fields.String(required=True, metadata={"description": "16 hex digits."})
+    game = fields.String(required=True, metadata=ref("GameName"))
+    status = fields.String(required=True, metadata={"enum": ["open", "started", "cancelled"]})
     seats = fields.List(fields.Nested(TableSeatSchema), required=True)
-    options = fields.Dict(required=True)
-    created_at = fields.String(required=True)
-    expires_at = fields.String(required=True)
-    game_id = fields.String(allow_none=True, required=True)
+    options = fields.Dict(
+        required=True, metadata={"description": "The game's options, as the table was opened."}
+    )
+    created_at = fields.String(required=True, metadata=ref("Timestamp"))
+    expires_at = fields.String(
+        required=True,
+        metadata=ref("Timestamp", "When an open table expires (a started one is kept a day)."),
+    )
+    game_id = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The game the table made, once started."},
+    )
 
 
 class SeatTokenSchema(Schema):
-    seat = fields.Integer(required=True)
+    seat = fields.Integer(required=True, metadata=ref("SeatNumber"))
     token = fields.String(required=True)
 
 
 class TableOpenedSchema(TableSchema):
-    host_token = fields.String(required=True)
-    tokens = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    """A table as ``Table`` says, with the tokens handed out when it opened (only now)."""
+
+    host_token = fields.String(
+        required=True, metadata={"description": "Cancels the table; shown only here."}
+    )
+    tokens = fields.List(
+        fields.Nested(SeatTokenSchema),
+        required=True,
+        metadata={"description": "One per named person's seat, shown only here."},
+    )
 
 
 class TableJoinedSchema(Schema):
-    seat = fields.Integer(required=True)
-    token = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata=ref("SeatNumber"))
+    token = fields.String(
+        required=True, metadata={"description": "The seat's token, shown only here."}
+    )
     table = fields.Nested(TableSchema, required=True)
 
 
 class TableListSchema(Schema):
     tables = fields.List(fields.Nested(TableSchema), required=True)
-    total = fields.Integer(required=True)
-    offset = fields.Integer(required=True)
-    limit = fields.Integer(required=True)
+    total = fields.Integer(required=True, validate=validate.Range(min=0))
+    offset = fields.Integer(required=True, validate=validate.Range(min=0))
+    limit = fields.Integer(required=True, validate=validate.Range(min=1, max=500))
 
 
 OPEN_TABLE = OpenTableSchema()

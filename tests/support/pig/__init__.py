@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from domain.engine.game import BotKit, Game, SearchSettings
 from tests.support.pig.board import PigBoard
+from tests.support.pig.contract import CONTRACT
 from tests.support.pig.pictures import svg, text
 from tests.support.pig.rules import PIG, PigRules
 
@@ -30,8 +31,8 @@ GAME: Game[PigBoard] = Game(
         heuristic=heuristic,
         search=SearchSettings(iterations=200),
         sample_world=None,  # nothing is hidden
-        perfect_information=False,  # the die is chance, so replayed moves may diverge
     ),
     text=text,
     svg=svg,
+    contract=CONTRACT,
 )

@@ -12,21 +12,19 @@ from dataclasses import replace
 from typing import Any
 
 from domain.engine.errors import IllegalAction
-from domain.engine.rules import Action, Draw
+from domain.engine.rules import Action, DeclaredRules, Draw
 from domain.engine.types import JSON, RANDOM, Event, GameCreated, Outcome
 from tests.support.pig.actions import Hold, PigAction, Roll, parse_action
 from tests.support.pig.board import TURN_LIMIT, PigBoard, read_target
+from tests.support.pig.info import INFO
 
 DIE = Draw("die", "uniform", 6)
 
 
-class PigRules:
+class PigRules(DeclaredRules):
     """The Rules protocol for Pig: 2–4 players race to ``target`` with one die."""
 
-    name = "pig"
-    rules_version = "pig-1"
-    min_players = 2
-    max_players = 4
+    info = INFO
     #: Die rolls are public the moment they are drawn.
     secret_draw_labels: frozenset[str] = frozenset()
 

@@ -85,7 +85,7 @@ def test_the_bundle_names_the_game_and_hides_nothing() -> None:
     assert (RULES.min_players, RULES.max_players) == (2, 4)
     assert RULES.secret_draw_labels == frozenset()
     assert GAME.bot.sample_world is None
-    assert GAME.bot.perfect_information is False
+    assert GAME.info.deterministic is False  # the die is chance
     assert GAME.bot.planner is None
     assert GAME.bot.search.iterations == 200
 
