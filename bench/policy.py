@@ -25,7 +25,7 @@ from domain.games.arktia.board import ArktiaBoard
 from domain.games.arktia.hexes import DIRECTIONS
 
 GAME = "arktia"
-#: High enough that the turn limit never ends a benchmark game (docs/rules/arktia.md).
+#: High enough that the turn limit never ends a benchmark game (docs/reference/rules/arktia.md).
 TURN_LIMIT = 10_000
 OPTIONS: dict[str, Any] = {"turn_limit": TURN_LIMIT}
 

@@ -1,6 +1,12 @@
 # ---------------------------------------------------------------------------------------
+# Markers (registered, with their meaning, in pyproject.toml): `make check` runs the tests
+# none of them marks, `make test` runs everything. ``browser``, ``cluster`` and ``processes``
+# are applied here, by the rules of tests/support/markers.py (by directory, by fixture, by
+# name); a test that starts processes itself, and every slow one, is marked by hand.
+#
 # Redis fixtures: one private redis-server per test session (free TCP port on 127.0.0.1,
 # data in a tmp dir), emptied before every test that asks for it. Never the Redis on 6379.
+# Under pytest-xdist each worker process is a session of its own, with its own server.
 # ---------------------------------------------------------------------------------------
 from __future__ import annotations
 
@@ -13,9 +19,44 @@ from pathlib import Path
 
 import pytest
 import redis
+from _pytest.nodeid import NodeId
+from hypothesis import HealthCheck, settings
 
 from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
+from tests.support.markers import SERVICES, marks_for
+from tests.support.waiting import AT_LENGTH
 from tests.support.workers import StartWorker
+
+# Property tests are judged by what they find, never by how fast a busy machine runs them:
+# no per-example deadline and no "too slow" health check, unless a test sets its own.
+settings.register_profile(
+    "floe", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("floe")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects, and before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark by directory, by fixture and by name (tests/support/markers.py); group the tests
+    that run Floe's services for ``--dist loadgroup``."""
+    grouping = config.pluginmanager.hasplugin("xdist")
+    for item in items:
+        marks, services = marks_for(item.nodeid, item.path, getattr(item, "fixturenames", ()))
+        for name in sorted(marks - {mark.name for mark in item.iter_markers()}):
+            item.add_marker(name)
+        if services and grouping:
+            join_group(config, item, SERVICES)
+
+
+def join_group(config: pytest.Config, item: pytest.Item, group: str) -> None:
+    """Put ``item`` in xdist's ``group``: under ``--dist loadgroup`` a worker runs the whole
+    group. xdist 3.8 marks the group as a suffix of the node id (``...::test@group``) by
+    writing ``Item._nodeid``, which pytest 9.2 no longer reads (its node id is ``Item._id``):
+    written here too, or the group would be silently ignored."""
+    item.add_marker(pytest.mark.xdist_group(group))
+    loadgroup = getattr(config.option, "loadgroup", False)  # set in xdist's workers
+    if loadgroup and isinstance(getattr(item, "_id", None), NodeId):
+        item._id = NodeId.parse(f"{item.nodeid}@{group}")
 
 
 @pytest.fixture(scope="session")
@@ -36,8 +77,10 @@ def redis_url(redis_server: RedisServer) -> str:
 
 @pytest.fixture
 def redis_client(redis_url: str) -> Iterator[redis.Redis]:
-    """A bytes-returning client to the (empty) session server."""
-    client = redis.Redis.from_url(redis_url, decode_responses=False)
+    """A bytes-returning client to the (empty) session server. Its socket timeout outlasts
+    any blocking read a test makes (``XREAD BLOCK``, ``BLPOP``): redis-py's default, 5 s,
+    would cut such a wait short on a busy machine, whatever the test asked for."""
+    client = redis.Redis.from_url(redis_url, decode_responses=False, socket_timeout=AT_LENGTH)
     try:
         yield client
     finally:

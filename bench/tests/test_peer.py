@@ -34,6 +34,7 @@ def test_without_node_the_peer_says_it_is_not_measured() -> None:
     assert said == ["node not found: boardgame.io not measured"]
 
 
+@pytest.mark.processes
 @pytest.mark.usefixtures("no_node")
 def test_without_node_the_throughput_bench_still_measures_floe(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -55,6 +56,7 @@ def test_without_node_the_throughput_bench_still_measures_floe(
     assert details["appendfsync_always"]["actions"]["ok"] > 0
 
 
+@pytest.mark.processes
 def test_a_one_second_in_memory_window_plays_moves_without_errors() -> None:
     missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
     assert not missing, f"this test runs boardgame.io: install Node.js and npm ({missing})"

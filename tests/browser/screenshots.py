@@ -1,4 +1,4 @@
-"""Screenshots of every page, for docs/web.md: ``python -m tests.browser.screenshots``.
+"""Screenshots of every page, for docs/guide/web.md: ``python -m tests.browser.screenshots``.
 
 Starts a real ``floe run``, sets the scene through the API (an open table, a game in play seen
 by one of its seats, a finished game, a tournament of bots), then photographs the lobby, the
@@ -17,6 +17,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 
 from tests.support.browser import CHROMIUM, DESKTOP, ORGANIZER, PHONE, Floe
 from tests.support.floe_run import floe_run
+from tests.support.waiting import AT_LENGTH
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
@@ -67,7 +68,7 @@ def shoot(page: Page, url: str, name: str, out: Path, size: str) -> None:
     elif name == "replay":
         expect(page.get_by_test_id("version")).to_have_text("6")
     elif name == "tournament":
-        expect(page.get_by_test_id("status")).to_have_text("finished", timeout=90_000)
+        expect(page.get_by_test_id("status")).to_have_text("finished", timeout=AT_LENGTH * 1000)
     else:
         expect(page.get_by_test_id("join").first).to_be_visible()
     page.screenshot(path=str(out / f"{name}-{size}.png"), full_page=False)

@@ -161,7 +161,7 @@ def test_a_spectator_watches_an_iceberg_game_with_a_bot_live(
     floe: Floe, contexts: Contexts
 ) -> None:
     players = [{"name": "Ann"}, {"name": "Robo", "bot": "random"}]
-    created = floe.ok("POST", "/v1/games?wait=10", {"game": "iceberg", "players": players})
+    created = floe.ok("POST", "/v1/games?wait=30", {"game": "iceberg", "players": players})
     game_id, ann = created["id"], created["seats"][0]["token"]
     page = contexts.page()
     page.goto(f"{floe.url}/games/{game_id}")
@@ -275,7 +275,7 @@ def test_a_spectators_page_never_receives_iceberg_secrets_before_the_end(
 ) -> None:
     seed = bytes(range(100, 132)).hex()
     body = {"game": "iceberg", "players": [{"name": "Ann"}, {"name": "Bo"}], "seed": seed}
-    created = floe.ok("POST", "/v1/games?wait=10", body, token=floe.organizer)
+    created = floe.ok("POST", "/v1/games?wait=30", body, token=floe.organizer)
     game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     page = contexts.page()
     seen: list[Response] = []
@@ -343,7 +343,7 @@ def test_each_ice_breakers_seat_sees_its_own_choices(floe: Floe, contexts: Conte
     the token leaves the address bar."""
     players = [{"name": name} for name in ("Ann", "Ben", "Cat")]
     body = {"game": "ice-breakers", "players": players, "options": {"intro": True}}
-    created = floe.ok("POST", "/v1/games?wait=10", body)
+    created = floe.ok("POST", "/v1/games?wait=30", body)
     game_id = created["id"]
     tokens = [seat["token"] for seat in created["seats"]]
     view = floe.ok("GET", f"/v1/games/{game_id}")

@@ -17,7 +17,7 @@ from service.settings import Settings
 from service.store.events import commands_key, events_key, meta_key, seed_key
 from tests.support.api import ORGANIZER, Game, bearer
 from tests.support.replay_cli import floe as floe_cli
-from tests.support.waiting import wait_until
+from tests.support.waiting import AT_LENGTH, wait_until
 from tests.support.workers import StartWorker
 
 
@@ -54,7 +54,7 @@ def test_all_three_games_a_table_and_a_tournament_run_on_the_cluster(
     people = create(
         client,
         {"game": "iceberg", "players": [{"name": "Ada"}, {"name": "Bo"}]},
-        "/v1/games?wait=10",
+        "/v1/games?wait=30",
     )
     game = Game(client, people["id"], [s["token"] for s in people["seats"]])
     bots = [
@@ -88,12 +88,12 @@ def test_all_three_games_a_table_and_a_tournament_run_on_the_cluster(
     )
     game.play_randomly(random.Random(5))
     for created in bots:
-        wait_until(functools.partial(over, client, created["id"]), 60, "a bot game to end")
+        wait_until(functools.partial(over, client, created["id"]), AT_LENGTH, "a bot game to end")
     wait_until(
         lambda: (
             client.get(f"/v1/tournaments/{tournament['id']}").get_json()["status"] == "finished"
         ),
-        60,
+        AT_LENGTH,
         "the tournament",
     )
     listed = client.get("/v1/games?limit=500").get_json()

@@ -43,7 +43,7 @@ from tests.support.cluster import (
     watch_to_end,
     whole,
 )
-from tests.support.waiting import wait_until
+from tests.support.waiting import AT_LENGTH, PROMPTLY, wait_until
 
 REDIS_CLI = str(Path(find_redis_server()).with_name("redis-cli"))
 PEOPLE = [{"name": "Ada"}, {"name": "Bo"}]
@@ -157,7 +157,7 @@ def test_a_master_killed_under_load_fails_over_and_the_api_recovers_alone(
         )
         wait_until(
             lambda: all(len(acks.of(g.id)) >= 3 or g.over.is_set() for g in games),
-            30,
+            PROMPTLY,
             "every game to be under way",
         )
         assert not any(g.over.is_set() for g in doomed), "the doomed games ended too soon"
@@ -165,13 +165,13 @@ def test_a_master_killed_under_load_fails_over_and_the_api_recovers_alone(
         victim.kill()  # SIGKILL: no goodbye to its replica, nothing flushed
         wait_until(
             lambda: taken_over(cluster, victim, [slot_of(g.id) for g in doomed]),
-            30,
+            PROMPTLY,
             "a replica to take over the dead master's slots",
         )
         healed_at = time.monotonic()
         victim.start()  # back from its AOF, under the same load: it rejoins as a replica
-        wait_until(lambda: rejoined(cluster, victim), 30, "the killed node to rejoin")
-        join_all(players, timeout=90)
+        wait_until(lambda: rejoined(cluster, victim), PROMPTLY, "the killed node to rejoin")
+        join_all(players, timeout=AT_LENGTH)
 
         for game in doomed:
             new_master = owner(cluster, slot_of(game.id))
@@ -200,7 +200,7 @@ def test_a_master_killed_under_load_fails_over_and_the_api_recovers_alone(
 
 def reshard(cluster: LocalCluster, source: RedisServer, target: RedisServer, slots: int) -> None:
     """``redis-cli --cluster reshard``: ``source``'s ``slots`` lowest slots to ``target``."""
-    wait_until(lambda: agreed(cluster), 30, "the nodes to agree on the slots")
+    wait_until(lambda: agreed(cluster), PROMPTLY, "the nodes to agree on the slots")
     resharded = subprocess.run(
         [
             REDIS_CLI,
@@ -221,7 +221,7 @@ def reshard(cluster: LocalCluster, source: RedisServer, target: RedisServer, slo
         check=False,
     )
     assert resharded.returncode == 0, resharded.stdout + resharded.stderr
-    wait_until(lambda: agreed(cluster), 30, "the nodes to agree on the new slots")
+    wait_until(lambda: agreed(cluster), PROMPTLY, "the nodes to agree on the new slots")
 
 
 def cluster_command(node: RedisServer, *args: str | int) -> None:
@@ -272,7 +272,7 @@ def test_a_live_games_slot_moves_to_another_master_under_load_and_nothing_is_los
             """Wait for ``count`` of the game's moves acknowledged since ``since``."""
             wait_until(
                 lambda: len(acks.of(game.id, since=since)) >= count or not players[0].is_alive(),
-                30,
+                PROMPTLY,
                 what,
             )
             assert players[0].is_alive(), f"the game's player stopped: {players[0].error!r}"
@@ -297,7 +297,7 @@ def test_a_live_games_slot_moves_to_another_master_under_load_and_nothing_is_los
                 + traffic.count(500, since=split, path=posts)
                 > 0
             ),
-            30,
+            PROMPTLY,
             "a move refused while the game's keys are split",
         )
         rest = [meta_key(game.id), seed_key(game.id), commands_key(game.id)]
@@ -305,9 +305,9 @@ def test_a_live_games_slot_moves_to_another_master_under_load_and_nothing_is_los
         asking = moves_after(time.monotonic(), 2, "moves while the keys are at home (ASK)")
         for node in (home, away, *(n for n in cluster.masters() if n not in (home, away))):
             cluster_command(node, "CLUSTER", "SETSLOT", slot, "NODE", node_id(home))
-        wait_until(lambda: agreed(cluster), 30, "the nodes to agree the slot is home")
+        wait_until(lambda: agreed(cluster), PROMPTLY, "the nodes to agree the slot is home")
         moved_back = moves_after(time.monotonic(), 2, "moves once the slot is home again")
-        join_all(players, timeout=90)
+        join_all(players, timeout=AT_LENGTH)
 
         assert owner(cluster, slot) is home
         assert all(g.over.is_set() for g in everyone), "every game played to its end"

@@ -20,9 +20,12 @@ from service.run.redis_server import DURABLE_CONFIG, RedisServer
 from service.settings import Settings
 from service.store.events import events_key
 from tests.support.api import Game
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROMPTLY, wait_until
 
 PEOPLE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
+#: How long a write waits for its replica's ack: long enough for a replica on a busy machine
+#: to ack (a move answered 201), short enough that each refusal (a stopped replica) is quick.
+REPLICA_ACK_MS = 2_000
 
 
 def new_game(client: FlaskClient) -> Game:
@@ -66,7 +69,7 @@ def pair(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
             return bool(client.info("replication").get("master_link_status") == "up")
 
     try:
-        wait_until(linked, 30, "the replica to link up")
+        wait_until(linked, PROMPTLY, "the replica to link up")
         yield master, replica
     finally:
         for server in (replica, master):
@@ -79,7 +82,7 @@ def test_with_one_ack_an_answer_waits_for_the_replica_and_a_retry_is_safe(
     pair: tuple[RedisServer, RedisServer],
 ) -> None:
     master, replica = pair
-    settings = Settings(redis_url=master.url, replica_acks=1, replica_ack_timeout_ms=300)
+    settings = Settings(redis_url=master.url, replica_acks=1, replica_ack_timeout_ms=REPLICA_ACK_MS)
     client = create_app(settings).test_client()
     game = new_game(client)
     answer, _ = move(game)
@@ -146,8 +149,8 @@ def lose_the_master(cluster: LocalCluster, master: RedisServer, replica: RedisSe
     master.kill()
     assert replica.pid is not None
     os.kill(replica.pid, signal.SIGCONT)
-    wait_until(lambda: role(replica) == "master", 30, "the replica to be promoted")
-    wait_until(cluster.healthy, 30, "the cluster to be whole again")
+    wait_until(lambda: role(replica) == "master", PROMPTLY, "the replica to be promoted")
+    wait_until(cluster.healthy, PROMPTLY, "the cluster to be whole again")
 
 
 @pytest.mark.parametrize("acks", [0, 1])
@@ -162,7 +165,7 @@ def test_a_failover_loses_acknowledged_moves_only_without_acks(
         redis_cluster=True,
         queue_url=redis_url,
         replica_acks=acks,
-        replica_ack_timeout_ms=300,
+        replica_ack_timeout_ms=REPLICA_ACK_MS,
     )
     client = create_app(settings).test_client()
     game = new_game(client)
@@ -172,7 +175,7 @@ def test_a_failover_loses_acknowledged_moves_only_without_acks(
     last = answered[-1].get_json()["version"]
     with replica.client(single_connection_client=True) as on_replica:
         on_replica.execute_command("READONLY")  # a replica answers reads of its slots
-        wait_until(lambda: versions(on_replica, game.id)[-1:] == [last], 30, "the replica")
+        wait_until(lambda: versions(on_replica, game.id)[-1:] == [last], PROMPTLY, "the replica")
     assert replica.pid is not None
     os.kill(replica.pid, signal.SIGSTOP)
     with master.client() as on_master:  # cut the link: nothing more reaches the replica
@@ -183,13 +186,13 @@ def test_a_failover_loses_acknowledged_moves_only_without_acks(
     survived = versions(own_cluster.client(), game.id)  # type: ignore[arg-type]
     # The app saw versions the store has lost (acknowledged with 0 acks, or 503 with 1): it
     # serves the store's own head again, not a state the log no longer makes, and plays on.
-    wait_until(lambda: game.get().status_code == 200, 30, "the app to find the new master")
+    wait_until(lambda: game.get().status_code == 200, PROMPTLY, "the app to find the new master")
     assert game.view()["version"] == survived[-1]
     if acks == 1:  # the promoted master has no replica: it acknowledges nothing until one
         assert move(game)[0].status_code == 503  # rejoins, as the old master does now
         master.start()
-        wait_until(lambda: role(master) == "slave", 30, "the old master to rejoin as a replica")
-    wait_until(lambda: move(game)[0].status_code == 201, 30, "a move to be acknowledged")
+        wait_until(lambda: role(master) == "slave", PROMPTLY, "the old master to rejoin as a replica")
+    wait_until(lambda: move(game)[0].status_code == 201, PROMPTLY, "a move to be acknowledged")
     if acks == 0:
         assert [a.status_code for a in during] == [201, 201, 201]
         lost = [v for v in acknowledged if v not in survived]

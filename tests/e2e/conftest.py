@@ -33,7 +33,7 @@ def new_game(client: FlaskClient) -> Callable[..., Game]:
     def make(players: int = 2, game: str = "arktia", **extra: Any) -> Game:
         body = {"game": game, "players": [{"name": f"p{i}"} for i in range(players)], **extra}
         headers = bearer(ORGANIZER) if "seed" in extra else {}
-        response = client.post("/v1/games?wait=10", json=body, headers=headers)
+        response = client.post("/v1/games?wait=30", json=body, headers=headers)  # setup draws
         assert response.status_code == 201, response.get_json()
         created = response.get_json()
         return Game(client, created["id"], [s["token"] for s in created["seats"]])

@@ -1,4 +1,4 @@
-"""The JSON API end to end on a real Redis: every status docs/errors.md names, and their order."""
+"""The JSON API end to end on a real Redis: every status docs/reference/errors.md names, and their order."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def test_bad_creation_requests_are_400_and_create_nothing(
     assert client.get("/v1/games").get_json()["total"] == 0
 
 
-#: The most tiles Arktia's ``board`` option may hold, as docs/rules/arktia.md documents it.
+#: The most tiles Arktia's ``board`` option may hold, as docs/reference/rules/arktia.md documents it.
 MAX_BOARD_TILES = 200
 
 

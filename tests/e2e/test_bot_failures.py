@@ -13,7 +13,6 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import redis
@@ -21,8 +20,10 @@ from flask.testing import FlaskClient
 
 from service.jobs.backlog import Backlog, pending_key
 from service.jobs.queue import BATCHES, QUEUE_NAMES, job_id
-from service.jobs.worker import LOCK_KEY
+from service.jobs.sweeper import LOCK_KEY
 from service.store.events import events_key
+from tests.support.api import BOT_MOVE_WITHIN_MS
+from tests.support.waiting import PROMPTLY, wait_for
 from tests.support.workers import StartWorker
 
 LoggedWorker = tuple[subprocess.Popen[bytes], Path]
@@ -40,20 +41,6 @@ def start_logged_worker(start_worker: StartWorker, tmp_path: Path) -> StartLogge
     return start
 
 
-def wait_for(
-    read: Callable[[], Any], holds: Callable[[Any], bool], timeout: float, what: str
-) -> Any:
-    """Poll ``read()`` until ``holds`` of it; fail naming ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = read()
-        if holds(value):
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout}s waiting for {what}: {value}")
-        time.sleep(0.01)  # a poll's pace, not a synchronisation: the condition decides
-
-
 def bot_failures(client: FlaskClient) -> int:
     response = client.get("/v1/health")
     assert response.status_code == 200
@@ -64,9 +51,9 @@ def bot_failures(client: FlaskClient) -> int:
 def await_sweeps(lock_events: redis.client.PubSub, rounds: int) -> None:
     """Block until the sweeper has taken or renewed its lock ``rounds`` more times."""
     seen = 0
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + PROMPTLY
     while seen < rounds:
-        assert time.monotonic() < deadline, f"only {seen} of {rounds} sweeps in 30 s"
+        assert time.monotonic() < deadline, f"only {seen} of {rounds} sweeps in {PROMPTLY} s"
         message = lock_events.get_message(timeout=5)
         if message is not None and message["type"] == "pmessage":
             seen += 1
@@ -91,7 +78,7 @@ def test_a_bot_out_of_time_fails_loudly_stays_failed_and_resumes_on_restart(
         view = wait_for(
             lambda: client.get(f"/v1/games/{game_id}").get_json(),
             lambda v: v["bot_failure"] is not None,
-            30,
+            PROMPTLY,
             "the bot's failure to show",
         )
         # not moved, and the view says why
@@ -111,7 +98,7 @@ def test_a_bot_out_of_time_fails_loudly_stays_failed_and_resumes_on_restart(
         # counted, and logged at ERROR by the worker
         assert bot_failures(client) == 1
         logged = wait_for(
-            hasty_log.read_text, lambda text: "bot move failed" in text, 10, "the log line"
+            hasty_log.read_text, lambda text: "bot move failed" in text, PROMPTLY, "the log line"
         )
         assert f"game {game_id} seat 0 version 1 strength mcts reason timeout" in logged
 
@@ -133,7 +120,8 @@ def test_a_bot_out_of_time_fails_loudly_stays_failed_and_resumes_on_restart(
     hasty.terminate()
     assert hasty.wait(timeout=10) is not None
     _, patient_log = start_logged_worker()  # the default bound, 60 s
-    assert redis_client.xread({events_key(game_id): "0-1"}, block=60_000), "the bot moved"
+    moved = redis_client.xread({events_key(game_id): "0-1"}, block=BOT_MOVE_WITHIN_MS)
+    assert moved, "the bot moved"
     view = client.get(f"/v1/games/{game_id}").get_json()
     assert view["version"] == 2 and view["bot_failure"] is None
     [move] = client.get(f"/v1/games/{game_id}/events?after=1").get_json()["events"]

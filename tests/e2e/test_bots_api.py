@@ -18,22 +18,10 @@ from service.jobs.backlog import pending_key
 from service.jobs.queue import QUEUE_NAMES, job_id
 from service.settings import Settings
 from service.store.events import events_key
-from tests.support.api import Game
+from tests.support.api import BOT_MOVE_WITHIN_MS, Game, until_over
 from tests.support.workers import StartWorker
 
 NewGame = Callable[..., Game]
-
-
-def until_over(client: FlaskClient, redis_client: redis.Redis, game_id: str) -> dict[str, Any]:
-    """Follow the stream (blocking reads, no sleeps) until the game is over."""
-    seen = 0
-    for _ in range(10_000):
-        view: dict[str, Any] = client.get(f"/v1/games/{game_id}").get_json()
-        if view["status"] == "over":
-            return view
-        seen = max(seen, view["version"])
-        assert redis_client.xread({events_key(game_id): f"0-{seen}"}, block=15_000), "stalled"
-    raise AssertionError("the bots' game did not end")
 
 
 @pytest.mark.parametrize(
@@ -84,7 +72,8 @@ def test_a_bot_answers_a_person(
     for _ in range(6):
         view = game.view()
         if view["to_act"] != [0]:
-            assert redis_client.xread({events_key(game.id): f"0-{view['version']}"}, block=15_000)
+            after = f"0-{view['version']}"
+            assert redis_client.xread({events_key(game.id): after}, block=BOT_MOVE_WITHIN_MS)
             continue
         legal = game.legal(0)
         assert game.post(0, rng.choice(legal["actions"]), legal["version"]).status_code == 201
@@ -104,7 +93,8 @@ def test_a_lost_bot_job_is_found_and_runs_once(
     ]
     redis_client.delete(pending_key(QUEUE_NAMES["bot"]), "rq:queue:floe:bots")
     start_worker()  # its sweeper finds the bot that never moved
-    assert redis_client.xread({events_key(game_id): "0-1"}, block=30_000), "the bot moved"
+    moved = redis_client.xread({events_key(game_id): "0-1"}, block=BOT_MOVE_WITHIN_MS)
+    assert moved, "the bot moved"
     service = build(Settings(), redis_client=redis_client).automation
     assert service.play_bot(game_id, 1) is False, "the stale job, run again, writes nothing"
     second = client.get(f"/v1/games/{game_id}/events?after=1&limit=1").get_json()["events"][0]

@@ -15,11 +15,16 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 
 from service.run.redis_server import free_tcp_port
+from tests.support.waiting import PROMPTLY
 
-STARTUP_SECONDS = 60
+STARTUP_SECONDS = 2 * PROMPTLY
+#: The ``?wait=`` of every request that may cause a draw: the most the API allows (it answers
+#: as soon as the draw is in); the client's own timeout is longer.
+WAIT = 30
 
 
 class Http:
@@ -35,7 +40,7 @@ class Http:
         if token:
             request.add_header("Authorization", f"Bearer {token}")
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=WAIT + PROMPTLY) as response:
                 return response.status, json.loads(response.read())
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read())
@@ -63,7 +68,7 @@ def play_to_the_end(
     """Create a game and play it from legal-actions only; ``?wait`` lets draws arrive."""
     players = [{"name": "a"}, {"name": "b"}]
     body = {"game": game, "players": players, "options": options or {}}
-    status, created = http.call("POST", "/v1/games?wait=10", body)
+    status, created = http.call("POST", f"/v1/games?wait={WAIT}", body)
     assert status == 201
     game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     rng = random.Random(7)
@@ -80,7 +85,7 @@ def play_to_the_end(
             "expected_version": legal["version"],
             "command_id": f"c{legal['version']}",
         }
-        path = f"/v1/games/{game_id}/actions?wait=10"
+        path = f"/v1/games/{game_id}/actions?wait={WAIT}"
         status, answer = http.call("POST", path, body, tokens[seat])
         assert status == 201, answer
 
@@ -104,6 +109,7 @@ def stop(process: subprocess.Popen[bytes], data_dir: Path) -> bytes:
     return (data_dir / "floe-run.log").read_bytes()
 
 
+@pytest.mark.processes
 def test_floe_run_serves_a_game_played_to_the_end_and_keeps_it(tmp_path: Path) -> None:
     port = free_tcp_port()
     http = Http(f"http://127.0.0.1:{port}")

@@ -19,8 +19,8 @@ import redis
 from service.api.app import create_app
 from service.run.redis_server import DURABLE_CONFIG, EPHEMERAL_CONFIG, RedisServer, durable_config
 from service.settings import Settings
-from tests.e2e.test_openapi import CheckedClient, OpenApi
 from tests.support.api import ORGANIZER
+from tests.support.openapi import CheckedClient, OpenApi
 
 FULL_CONFIG = {**EPHEMERAL_CONFIG, "maxmemory": "16mb", "maxmemory-policy": "noeviction"}
 PEOPLE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
@@ -53,6 +53,7 @@ def everything(client: redis.Redis) -> dict[bytes, Any]:
     return {key: client.dump(key) for key in keys}
 
 
+@pytest.mark.processes
 def test_a_full_store_is_503_store_full_and_writes_nothing(small_redis: RedisServer) -> None:
     spec = OpenApi.load()
     settings = Settings(
@@ -91,6 +92,7 @@ def test_a_full_store_is_503_store_full_and_writes_nothing(small_redis: RedisSer
         client.close()
 
 
+@pytest.mark.processes
 def test_with_the_rate_limiter_on_a_full_store_still_serves_reads(
     small_redis: RedisServer,
 ) -> None:
@@ -110,6 +112,7 @@ def test_with_the_rate_limiter_on_a_full_store_still_serves_reads(
         client.close()
 
 
+@pytest.mark.processes
 def test_floe_runs_redis_refuses_rather_than_evicts(tmp_path: Path) -> None:
     """``floe run``'s Redis: ``noeviction`` always (evicting would delete events), and the
     ``maxmemory`` of ``FLOE_REDIS_MAXMEMORY`` when it is set."""

@@ -311,7 +311,7 @@ def test_wrong_content_types_on_an_action_write_nothing(new_game: NewGame) -> No
     refused(
         game.client.post(url, data=b"\xc3\x28", headers={**token, **JSON}), 400, "malformed_json"
     )
-    # the order of docs/errors.md holds: 401 and 404 come before any look at the body
+    # the order of docs/reference/errors.md holds: 401 and 404 come before any look at the body
     refused(
         game.client.post(url, data="x", headers={"Content-Type": "text/plain"}),
         401,
@@ -525,7 +525,7 @@ def rounds_as(raw: str) -> str:
         (rounds_as("1e400"), 400, "invalid_body"),
         (rounds_as("1" + "0" * 400), 400, "invalid_body"),
         (tournament(table_size=2**64), 400, "invalid_body"),
-        (tournament(table_size=2.0), 400, "invalid_body"),
+        (tournament(table_size=2.5), 400, "invalid_body"),  # 2.0 is the integer 2, as in JSON
         (tournament(rounds=True), 400, "invalid_body"),
         (tournament(players=[{"name": "a\u0000b"}, PLAYERS[1]]), 400, "invalid_body"),
         (tournament(players=[{"name": "a" * 65}, PLAYERS[1]]), 400, "invalid_body"),

@@ -26,13 +26,17 @@ from service.bootstrap import build
 from service.settings import Settings
 from service.store.events import events_key
 from tests.support.api import ORGANIZER, Game, bearer
+from tests.support.waiting import PROMPTLY
 from tests.support.workers import StartWorker
+
+#: A blocking read's bound on the worker's next event (it comes at once when all is well).
+WITHIN_MS = int(PROMPTLY * 1000)
 
 NewGame = Callable[..., Game]
 
 
 def design_draw(seed: bytes, game_id: str, version: int, kind: str, label: str, n: int) -> Any:
-    """docs/format.md's derivation written out again from the text, independent of our code."""
+    """docs/reference/format.md's derivation written out again from the text, independent of our code."""
 
     def words() -> Any:
         counter = 0
@@ -131,13 +135,13 @@ def test_a_roll_is_202_until_the_worker_draws_then_the_die_is_public(
     assert [e["type"] for e in roll.get_json()["events"]] == ["roll"]
     again = game.post(0, {"type": "roll"}, 4, "r1", wait=0)
     assert again.status_code == 202 and again.get_json() == roll.get_json()
-    entries = redis_client.xread({events_key(game.id): "0-5"}, block=10_000)
+    entries = redis_client.xread({events_key(game.id): "0-5"}, block=WITHIN_MS)
     assert entries, "the worker recorded the die"
     die = game.get("/events?after=5").get_json()["events"][0]
-    waited = game.post(1, {"type": "roll"}, 6, "r2", wait=10)
+    waited = game.post(1, {"type": "roll"}, 6, "r2", wait=30)
     assert waited.status_code == 201
     assert [e["type"] for e in waited.get_json()["events"]] == ["roll", "random"]
-    repeated = game.post(1, {"type": "roll"}, 6, "r2", wait=10)
+    repeated = game.post(1, {"type": "roll"}, 6, "r2", wait=30)
     assert (repeated.status_code, repeated.get_json()) == (201, waited.get_json())
     assert die["type"] == "random" and die["data"]["label"] == "die"
     assert isinstance(die["data"]["outcome"], int)  # dice are public at once
@@ -235,13 +239,13 @@ def test_a_worker_killed_mid_draw_leaves_exactly_one_outcome(
         "/v1/games", json={"game": "iceberg", "players": [{"name": "a"}, {"name": "b"}]}
     ).get_json()
     game_id = created["id"]
-    announced = redis_client.blpop([f"floe:fault:{{{game_id}}}:started"], timeout=30)
+    announced = redis_client.blpop([f"floe:fault:{{{game_id}}}:started"], timeout=PROMPTLY)
     assert announced is not None, "the worker picked the draw up"
     doomed.send_signal(signal.SIGKILL)
     doomed.wait(timeout=10)
     assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "awaiting_random"
     start_worker()  # a fresh worker; its sweeper finds the lost draw
-    entries = redis_client.xread({events_key(game_id): "0-1"}, block=30_000)
+    entries = redis_client.xread({events_key(game_id): "0-1"}, block=WITHIN_MS)
     assert entries, "the lost draw was made again"
     service = build(Settings(), redis_client=redis_client).automation
     assert service.resolve_draw(game_id, 1) == 0, "the old job, run again, writes nothing"

@@ -26,7 +26,7 @@ from domain.games import GAMES
 from replay.verify import verify_lines
 from service.api.app import create_app
 from service.settings import Settings
-from tests.e2e.test_bots_api import until_over
+from tests.support.api import until_over
 from tests.support.pig import GAME as PIG
 from tests.support.playthrough import play_through
 from tests.support.replay_cli import Terminal, floe
@@ -70,7 +70,7 @@ def play_by_hand(client: FlaskClient, game_id: str, tokens: list[str]) -> dict[s
             "expected_version": legal["version"],
             "command_id": f"{seat}-{legal['version']}",
         }
-        posted = client.post(f"/v1/games/{game_id}/actions?wait=10", json=body, headers=auth)
+        posted = client.post(f"/v1/games/{game_id}/actions?wait=30", json=body, headers=auth)
         assert posted.status_code == 201, posted.get_json()
     raise AssertionError("the game did not end")
 
@@ -82,7 +82,7 @@ def finished(
     """A game of Pig two people played to the end over HTTP, and its export file."""
     players = [{"name": "Ann"}, {"name": "Bo"}]
     body = {"game": "pig", "players": players, "options": {"target": 12}}
-    created = client.post("/v1/games?wait=10", json=body)
+    created = client.post("/v1/games?wait=30", json=body)
     assert created.status_code == 201, created.get_json()
     game_id = created.get_json()["id"]
     tokens = [seat["token"] for seat in created.get_json()["seats"]]

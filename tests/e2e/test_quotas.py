@@ -136,6 +136,7 @@ def test_over_the_bot_game_quota_is_429_and_writes_nothing(
     assert client.get("/v1/games").get_json()["total"] == 3
 
 
+@pytest.mark.slow
 def test_a_finished_game_frees_its_slot(make_app: MakeApp) -> None:
     app = make_app(live_games_per_creator=2, bot_games_per_creator=1)
     client = app.test_client()

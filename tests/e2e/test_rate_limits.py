@@ -23,9 +23,9 @@ from service.errors import RateLimited
 from service.limits.rate_limits import MAX_LEASE, Limits, RateLimiter, lease_size
 from service.run.redis_server import free_tcp_port
 from service.settings import Settings
-from tests.e2e.test_openapi import CheckedClient, OpenApi, documented_operations
 from tests.support.api import ORGANIZER, bearer
 from tests.support.clocks import ManualClock
+from tests.support.openapi import CheckedClient, OpenApi, documented_operations
 
 CREATE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
 TABLE = {"game": "arktia", "seats": [{"name": "Ada"}, {"open": True}]}

@@ -24,13 +24,16 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from service.run.redis_server import free_tcp_port
+from tests.support.waiting import AT_LENGTH, PROMPTLY
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 TOUR = "## A five-minute tour with curl"
-STARTUP_SECONDS = 60
-TOUR_SECONDS = 120
+STARTUP_SECONDS = 2 * PROMPTLY
+TOUR_SECONDS = AT_LENGTH
 BEGIN, DONE = "@@readme-block-begin", "@@readme-block-done"
 
 #: What each step's output must contain (regular expressions), by the step's number: the
@@ -173,6 +176,7 @@ def test_readme_names_no_outside_files_and_no_fixed_port() -> None:
         assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
 
 
+@pytest.mark.processes
 def test_the_curl_tour_runs_as_written_against_floe_run(tmp_path: Path) -> None:
     blocks, done = run_tour(README.read_text(encoding="utf-8"), tmp_path)
     transcript = done.stdout

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree
 
+import pytest
 from flask.testing import FlaskClient
 
 from tests.support.api import Game
@@ -29,6 +30,7 @@ def floe(*args: str, redis_url: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.processes
 def test_export_and_verify_a_game_by_id(new_game: NewGame, redis_url: str, tmp_path: Path) -> None:
     game = new_game()
     game.play_randomly(random.Random(9))
@@ -44,6 +46,7 @@ def test_export_and_verify_a_game_by_id(new_game: NewGame, redis_url: str, tmp_p
     assert shown.returncode == 0 and "version 5/" in shown.stdout
 
 
+@pytest.mark.processes
 def test_an_unfinished_game_verifies_incomplete(new_game: NewGame, redis_url: str) -> None:
     game = new_game()
     legal = game.legal(0)

@@ -20,7 +20,7 @@ from service.games import tokens
 from service.settings import Settings
 from service.tables.store import TableStore, table_key
 from tests.support.api import ORGANIZER, bearer
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROMPTLY, wait_until
 
 ARKTIA_TWO = {"game": "arktia", "seats": [{"name": "Ada"}, {"open": True}]}
 MakeApp = Callable[..., Flask]
@@ -127,14 +127,15 @@ def test_racing_joins_never_over_fill_a_table(
     barrier = threading.Barrier(16)
 
     def joiner(n: int) -> None:
-        barrier.wait()
+        barrier.wait(timeout=PROMPTLY)
         answers.append(join(client, table_id, f"p{n}"))
 
     threads = [threading.Thread(target=joiner, args=(n,)) for n in range(16)]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(timeout=PROMPTLY)
+    assert not any(thread.is_alive() for thread in threads)
     won = [a.get_json() for a in answers if a.status_code == 201]
     lost = [a.get_json()["error"]["code"] for a in answers if a.status_code != 201]
     assert sorted(w["seat"] for w in won) == [0, 1, 2, 3]
@@ -239,7 +240,7 @@ def test_an_open_table_expires(make_app: MakeApp, redis_client: redis.Redis) -> 
     assert 3_500_000 < ttl <= 3_600_000  # an hour by default
     short = make_app(table_ttl_seconds=1).test_client()
     gone = open_table(short, ARKTIA_TWO).get_json()["id"]
-    wait_until(lambda: short.get(f"/v1/tables/{gone}").status_code == 404, 10, "the expiry")
+    wait_until(lambda: short.get(f"/v1/tables/{gone}").status_code == 404, PROMPTLY, "the expiry")
     assert gone not in [t["id"] for t in short.get("/v1/tables").get_json()["tables"]]
     assert join(short, gone, "Bo").get_json()["error"]["code"] == "table_not_found"
 

@@ -17,31 +17,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from service.games import tokens
 from tests.support.api import ORGANIZER, Game, bearer
-
-
-def every_stored_byte(client: redis.Redis) -> bytes:
-    """Every key and value in Redis, whatever its type, as one blob."""
-    blob = b""
-    for key in client.keys("*"):
-        assert isinstance(key, bytes)
-        kind = client.type(key)
-        value: Any
-        if kind == b"string":
-            value = client.get(key)
-        elif kind == b"hash":
-            value = client.hgetall(key)
-        elif kind == b"stream":
-            value = client.xrange(key)
-        elif kind == b"zset":
-            value = client.zrange(key, 0, -1, withscores=True)
-        elif kind == b"list":
-            value = client.lrange(key, 0, -1)
-        elif kind == b"set":
-            value = client.smembers(key)
-        else:
-            raise AssertionError(f"unexpected key type {kind!r} of {key!r}")
-        blob += key + repr(value).encode()
-    return blob
+from tests.support.store import every_stored_byte
 
 
 def test_tokens_are_long_random_and_stored_only_as_sha256(
@@ -241,6 +217,7 @@ def _header_values(game: Game) -> st.SearchStrategy[str]:
     )
 
 
+@pytest.mark.slow
 def test_fuzzed_authorization_headers_are_never_a_500(
     client: FlaskClient, new_game: Callable[..., Game], hypothesis_home: None
 ) -> None:

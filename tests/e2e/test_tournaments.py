@@ -31,10 +31,10 @@ from service.redis.connect import connect
 from service.settings import Settings
 from service.tournaments.running import CreateTournament, Tournaments
 from service.tournaments.store import tournament_key
-from tests.e2e.test_tokens import every_stored_byte
 from tests.support.api import ORGANIZER, bearer
 from tests.support.replay_cli import floe as floe_cli
-from tests.support.waiting import wait_until
+from tests.support.store import every_stored_byte
+from tests.support.waiting import AT_LENGTH, PROMPTLY, wait_until
 from tests.support.workers import StartWorker
 
 BOTS = ("random", "greedy")
@@ -93,7 +93,7 @@ def play_round(
                     g["status"] != "pending"
                     for g in document(client, tournament_id)["rounds"][-1]["games"]
                 ),
-                30,
+                PROMPTLY,
                 "the round's games to be created",
             )
             continue
@@ -109,7 +109,7 @@ def play_once(client: FlaskClient, game_id: str, token: str, rng: random.Random)
         return False
     weights = [0.1 if a["type"] == "retire" else 1.0 for a in legal["actions"]]
     posted = client.post(
-        f"/v1/games/{game_id}/actions?wait=10",
+        f"/v1/games/{game_id}/actions?wait=30",
         json={
             "action": rng.choices(legal["actions"], weights)[0],
             "expected_version": legal["version"],
@@ -127,7 +127,7 @@ def play_people(client: FlaskClient, tournament_id: str, tokens: dict[int, str],
     while (current := document(client, tournament_id))["status"] != "finished":
         play_round(client, tournament_id, tokens, rng)
         made = len(current["rounds"])
-        wait_until(functools.partial(moved_on, client, tournament_id, made), 60, "a round")
+        wait_until(functools.partial(moved_on, client, tournament_id, made), AT_LENGTH, "a round")
 
 
 def moved_on(client: FlaskClient, tournament_id: str, made: int) -> bool:
@@ -359,14 +359,15 @@ def test_advancing_at_once_from_many_workers_makes_each_round_and_game_once(
     start = threading.Barrier(4)
 
     def advance() -> None:
-        start.wait(timeout=10)
+        start.wait(timeout=PROMPTLY)
         tournaments.advance(created["id"])
 
     threads = [threading.Thread(target=advance) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(timeout=PROMPTLY)
+    assert not any(thread.is_alive() for thread in threads)
     second = document(client, created["id"])
     assert [r["round"] for r in second["rounds"]] == [1, 2]
     assert redis_client.zcard("floe:games") == 4, "two games a round, each made once"
@@ -424,7 +425,7 @@ def test_a_crash_while_a_round_is_created_leaves_nothing_stuck(
     )
     start_worker()
     wait_until(
-        lambda: document(client, tournament_id)["status"] == "finished", 90, "the tournament"
+        lambda: document(client, tournament_id)["status"] == "finished", AT_LENGTH, "the tournament"
     )
     assert redis_client.zcard("floe:games") == 4
 
@@ -451,14 +452,14 @@ def test_a_worker_killed_in_a_tournament_job_leaves_nothing_stuck(
     created = create(client, body(bots(4), rounds=2))
     first = created["rounds"][0]["games"]
     announced = redis_client.blpop(
-        [f"floe:fault:{{{g['game_id']}}}:started" for g in first], timeout=60
+        [f"floe:fault:{{{g['game_id']}}}:started" for g in first], timeout=PROMPTLY
     )
     assert announced is not None, "the paused worker took a tournament job"
     paused.kill()
     paused.wait()
     start_worker()
     wait_until(
-        lambda: document(client, created["id"])["status"] == "finished", 90, "the tournament"
+        lambda: document(client, created["id"])["status"] == "finished", AT_LENGTH, "the tournament"
     )
     finished = document(client, created["id"])
     assert [r["round"] for r in finished["rounds"]] == [1, 2]

@@ -24,7 +24,7 @@ from tests.support.served import (
     ServeApi,
     ServedApi,
 )
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROMPTLY, wait_until
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def serve_api(tmp_path: Path) -> Iterator[ServeApi]:
             except OSError:
                 return False
 
-        wait_until(answers, 30, "gunicorn to answer")
+        wait_until(answers, PROMPTLY, "gunicorn to answer")
         probe.close()
         return served
 

@@ -38,7 +38,7 @@ from tests.support.floe_run import (
     status_of,
     timed,
 )
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROMPTLY, wait_until
 
 #: Source addresses on the loopback network: the caps and quotas are per address.
 STREAM_ADDRESSES = [f"127.0.0.{n}" for n in range(2, 6)]  # 4 x 50 = 200 idle streams
@@ -105,7 +105,9 @@ def test_idle_streams_slow_bodies_and_long_waits_leave_health_and_moves_answerin
     try:
         for thread in waiting:
             thread.start()
-        wait_until(lambda: store.zcard(holds_key(WAIT_ADDRESS)) == 20, 30, "20 waits to be waiting")
+        wait_until(
+            lambda: store.zcard(holds_key(WAIT_ADDRESS)) == 20, PROMPTLY, "20 waits to be waiting"
+        )
         # Under all of it, health and moves answer (each within ANSWER_WITHIN, or it raises).
         health = [timed(lambda: _ok(call(port, "GET", "/v1/health"), 200)) for _ in range(100)]
         for _ in range(10):
@@ -118,7 +120,7 @@ def test_idle_streams_slow_bodies_and_long_waits_leave_health_and_moves_answerin
 
     # The waits end as soon as the workers deal: 201, dealt, nothing lost.
     for thread in waiting:
-        thread.join(timeout=60)
+        thread.join(timeout=30 + PROMPTLY)
     assert len(waits) == 20
     assert all(status == 201 and body["status"] == "active" for status, body, _ in waits)
 
@@ -134,7 +136,7 @@ def test_idle_streams_slow_bodies_and_long_waits_leave_health_and_moves_answerin
         sock.close()
     wait_until(
         lambda: sum(store.zcard(holds_key(s)) for s in STREAM_ADDRESSES) == 0,
-        30,
+        PROMPTLY,
         "closed streams to release their slots",
     )
 
@@ -169,7 +171,7 @@ def test_one_address_holds_at_most_its_cap_of_streams_and_waits(served: FloeRun)
     streams.pop().close()
     wait_until(
         lambda: status_of(_reopen(port, game["id"], streams)) == 200,
-        30,
+        PROMPTLY,
         "a freed slot to be taken",
     )
     for sock in streams:
@@ -210,7 +212,7 @@ def test_a_flood_of_bot_games_delays_no_deal_and_queues_no_job_twice(served: Flo
     seen_twice: Counter[str] = Counter()
     for _ in range(20):
         # People's deals arrive within their ?wait= (201, dealt) while the bots think.
-        status, body, _ = new_game(port, "iceberg", wait=10)
+        status, body, _ = new_game(port, "iceberg", wait=30)
         assert status == 201 and body["status"] == "active", body
         queued = Counter(queued_job_ids(queues))
         seen_twice |= Counter({job: n for job, n in queued.items() if n > 1})

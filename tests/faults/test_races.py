@@ -32,6 +32,7 @@ from tests.support.served import (
     stored,
     stored_log,
 )
+from tests.support.waiting import AT_LENGTH
 
 WRITERS = 16
 GAMES_UNDER_LOAD = 20
@@ -188,7 +189,7 @@ def test_twenty_games_with_three_writers_each_keep_their_invariants(
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=120)
+        thread.join(timeout=AT_LENGTH)
     assert not errors, errors
     assert set(statuses) <= {201, 409}, statuses
     assert set(codes) <= {None, "version_conflict"}, codes

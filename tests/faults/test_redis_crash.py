@@ -34,7 +34,7 @@ from tests.support.served import (
     stored,
     stored_log,
 )
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROMPTLY, wait_until
 
 GAMES = 8
 KILLS = 3
@@ -69,12 +69,12 @@ class Load:
     def await_accepted(self, more: int, what: str) -> None:
         """Wait until ``more`` actions beyond the count now are answered 201."""
         mark = self.accepted
-        wait_until(lambda: self.accepted >= mark + more, 30, what)
+        wait_until(lambda: self.accepted >= mark + more, PROMPTLY, what)
 
     def await_refused(self, more: int, what: str) -> None:
         """Wait until the drivers got ``more`` answers 503 beyond the count now."""
         mark = self.refused
-        wait_until(lambda: self.refused >= mark + more, 30, what)
+        wait_until(lambda: self.refused >= mark + more, PROMPTLY, what)
 
     def __enter__(self) -> Load:
         for thread in self.threads:
@@ -84,7 +84,7 @@ class Load:
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
         for thread in self.threads:
-            thread.join(timeout=60)
+            thread.join(timeout=PROMPTLY)
 
     def _call(self, http: Http, method: str, path: str, body: Any, token: str | None) -> Reply:
         """Send until the store answers: a 503 is retried as it is (same command_id)."""
@@ -208,7 +208,7 @@ def test_redis_killed_under_load_loses_no_acknowledged_event(
         env={**os.environ, "REDIS_URL": durable_redis.url},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=2 * PROMPTLY,
     )
     assert audited.returncode == 0, audited.stdout + audited.stderr
     verdicts = [json.loads(line) for line in audited.stdout.splitlines()]

@@ -1,7 +1,8 @@
 """Waiting for a game's next event: one subscription per process, no connection per waiter.
 
-The waits here are long (30 s) and the periodic recheck longer (60 s), so a waiter that
-returns with its event in time was woken by the append's signal: nothing else could have.
+The waits here are long (60 s) and the periodic recheck longer (120 s), so a waiter that
+returns with its event within half its wait was woken by the append's signal: nothing else
+could have (and half a minute is plenty for a signal, even on a busy machine).
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from domain.engine.types import Event
 from service.store.appends import AppendSignals
 from service.store.events import Appended, RedisEventStore
 from tests.support.store import create_first
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROMPTLY, wait_until
 
-LONG_MS = 30_000
+LONG_MS = 60_000
 AT = "2026-01-01T00:00:00Z"
 
 
@@ -43,7 +44,7 @@ def append_one(store: RedisEventStore, game_id: str) -> None:
 
 @pytest.fixture
 def signals(redis_client: redis.Redis) -> Iterator[AppendSignals]:
-    yield AppendSignals(redis_client, recheck_seconds=60)
+    yield AppendSignals(redis_client, recheck_seconds=120)
 
 
 def _waiter(
@@ -65,7 +66,7 @@ def test_a_waiter_is_woken_by_an_append_made_through_another_client(
     game_id = create_game(writer)
     got: dict[str, list[StoredEvent]] = {}
     thread = _waiter(waiting_store, game_id, 1, got)
-    wait_until(lambda: signals.waiting() == 1, 10, "the waiter to register")
+    wait_until(lambda: signals.waiting() == 1, PROMPTLY, "the waiter to register")
     append_one(writer, game_id)
     thread.join(timeout=LONG_MS / 1000 / 2)  # half the wait: only the signal is this fast
     assert not thread.is_alive()
@@ -77,15 +78,15 @@ def test_two_hundred_waiters_wait_on_a_pool_of_four_connections(redis_url: str) 
     """Four connections in all (a blocking pool, as ``bootstrap.connect`` makes): one is the
     subscription, three serve the reads. A waiter that held a connection would starve the
     rest, and the test would time out."""
-    pool = redis.BlockingConnectionPool.from_url(redis_url, max_connections=4, timeout=20)
+    pool = redis.BlockingConnectionPool.from_url(redis_url, max_connections=4, timeout=PROMPTLY)
     client = redis.Redis(connection_pool=pool)
-    signals = AppendSignals(client, recheck_seconds=60)
+    signals = AppendSignals(client, recheck_seconds=120)
     store = RedisEventStore(client, signals)
     writer = RedisEventStore(redis.Redis.from_url(redis_url))
     games = [create_game(writer) for _ in range(200)]
     got: dict[str, list[StoredEvent]] = {}
     threads = [_waiter(store, game_id, 1, got) for game_id in games]
-    wait_until(lambda: signals.waiting() == 200, 30, "200 waiters to register")
+    wait_until(lambda: signals.waiting() == 200, PROMPTLY, "200 waiters to register")
     for game_id in games:
         append_one(writer, game_id)
     for thread in threads:
@@ -104,8 +105,10 @@ def test_a_lost_subscription_loses_no_event(
     game_id = create_game(writer)
     got: dict[str, list[StoredEvent]] = {}
     thread = _waiter(store, game_id, 1, got)
-    wait_until(lambda: signals.waiting() == 1, 10, "the waiter to register")
-    wait_until(lambda: admin.pubsub_numsub("floe:appended")[0][1] >= 1, 10, "the subscription")
+    wait_until(lambda: signals.waiting() == 1, PROMPTLY, "the waiter to register")
+    wait_until(
+        lambda: admin.pubsub_numsub("floe:appended")[0][1] >= 1, PROMPTLY, "the subscription"
+    )
     admin.client_kill_filter(_type="pubsub")
     append_one(writer, game_id)
     thread.join(timeout=LONG_MS / 1000 / 2)

@@ -7,7 +7,6 @@ import os
 import signal
 import socket
 import stat
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from service.run.redis_server import (
 )
 from service.run.supervisor import find_redis_server as supervisor_find_redis_server
 from service.run.supervisor import start_embedded_redis, start_queue_redis
+from tests.support.waiting import PROMPTLY, wait_until
 
 
 def _tcp_port_in_use(port: int) -> bool:
@@ -37,6 +37,7 @@ def test_find_redis_server_returns_an_executable() -> None:
     assert path == find_redis_server()
 
 
+@pytest.mark.processes
 def test_tcp_server_starts_and_answers_ping(tmp_path: Path) -> None:
     with RedisServer(tmp_path) as server:
         assert server.running
@@ -49,6 +50,7 @@ def test_tcp_server_starts_and_answers_ping(tmp_path: Path) -> None:
     assert server.returncode == 0  # SIGTERM: clean shutdown
 
 
+@pytest.mark.processes
 def test_unix_socket_server_has_no_tcp_listener(tmp_path: Path) -> None:
     sock = tmp_path / "redis.sock"
     with RedisServer(tmp_path, unix_socket=sock) as server:
@@ -59,6 +61,7 @@ def test_unix_socket_server_has_no_tcp_listener(tmp_path: Path) -> None:
             assert client.config_get("appendfsync")["appendfsync"] == "always"
 
 
+@pytest.mark.processes
 def test_acknowledged_write_survives_sigkill(tmp_path: Path) -> None:
     server = RedisServer(tmp_path, config=DURABLE_CONFIG).start()
     try:
@@ -80,11 +83,13 @@ def test_acknowledged_write_survives_sigkill(tmp_path: Path) -> None:
         server.stop()
 
 
+@pytest.mark.processes
 def test_start_twice_is_refused(tmp_path: Path) -> None:
     with RedisServer(tmp_path) as server, pytest.raises(RedisServerError):
         server.start()
 
 
+@pytest.mark.processes
 def test_second_server_on_same_socket_is_refused(tmp_path: Path) -> None:
     sock = tmp_path / "redis.sock"
     with (
@@ -94,6 +99,7 @@ def test_second_server_on_same_socket_is_refused(tmp_path: Path) -> None:
         RedisServer(tmp_path / "b", unix_socket=sock).start()
 
 
+@pytest.mark.processes
 def test_startup_failure_reports_the_reason(tmp_path: Path) -> None:
     server = RedisServer(tmp_path, config={"no-such-option": "1"})
     with pytest.raises(RedisServerError, match="exited with status"):
@@ -101,6 +107,7 @@ def test_startup_failure_reports_the_reason(tmp_path: Path) -> None:
     assert not server.running
 
 
+@pytest.mark.processes
 def test_embedded_redis_of_floe_run_is_durable_and_socket_only(tmp_path: Path) -> None:
     server = start_embedded_redis(tmp_path / ".floe-data")
     try:
@@ -162,6 +169,7 @@ def _assert_private(root: Path) -> None:
     assert not wrong, f"readable by others under {root}: {wrong}"
 
 
+@pytest.mark.processes
 def test_embedded_redis_keeps_its_data_private_whatever_the_umask(tmp_path: Path) -> None:
     """The AOF holds every game's seed and hidden layout: under a permissive umask (022) the
     data directories are still 0700 and every file Redis or floe writes 0600 (socket 0700)."""
@@ -172,10 +180,11 @@ def test_embedded_redis_keeps_its_data_private_whatever_the_umask(tmp_path: Path
             with server.client() as client:
                 client.set("floe:{g}:seed", b"secret seed")
                 client.bgrewriteaof()  # a rewrite makes new base and incr files too
-                deadline = time.monotonic() + 10
-                while client.info("persistence")["aof_rewrite_in_progress"]:
-                    assert time.monotonic() < deadline
-                    time.sleep(0.05)
+                wait_until(
+                    lambda: not client.info("persistence")["aof_rewrite_in_progress"],
+                    PROMPTLY,
+                    "the AOF rewrite to end",
+                )
                 client.set("floe:{g}:more", b"after the rewrite")
                 client.save()  # an RDB as well, should anything ever turn snapshots on
             aof_files = list((data_dir / "redis").rglob("*.aof"))
@@ -188,6 +197,7 @@ def test_embedded_redis_keeps_its_data_private_whatever_the_umask(tmp_path: Path
     _assert_private(data_dir)
 
 
+@pytest.mark.processes
 def test_existing_data_dirs_are_made_private_on_start(tmp_path: Path) -> None:
     """A data directory left world-readable by an older floe is tightened when Redis starts,
     the job queues' Redis (``queue``, in memory: only its socket and log) included."""
@@ -223,6 +233,7 @@ def test_existing_data_dirs_are_made_private_on_start(tmp_path: Path) -> None:
             server.stop()
 
 
+@pytest.mark.processes
 def test_a_shared_data_dir_keeps_its_mode_but_redis_inside_is_private(tmp_path: Path) -> None:
     """``--data-dir`` naming a directory that holds other things (say /tmp) is not chmodded;
     the ``redis`` directory floe owns inside it is private all the same."""

@@ -23,6 +23,7 @@ from service.store.events import (
     seed_key,
 )
 from tests.support.store import AT, create_first
+from tests.support.waiting import PROMPTLY
 
 
 def _next(head: StoredEvent, command_id: str, n: int = 1) -> list[StoredEvent]:
@@ -103,14 +104,15 @@ def test_concurrent_appends_at_one_version_let_exactly_one_through(store: RedisE
 
     def writer(i: int) -> None:
         events = _next(first, f"c{i}")
-        barrier.wait()
+        barrier.wait(timeout=PROMPTLY)
         results.append(store.append(events, command_key=f"0:c{i}"))
 
     threads = [threading.Thread(target=writer, args=(i,)) for i in range(16)]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(timeout=PROMPTLY)
+    assert not any(thread.is_alive() for thread in threads)
     assert sum(isinstance(r, Appended) for r in results) == 1
     assert sum(isinstance(r, Conflict) for r in results) == 15
     assert [e.version for e in store.read("g1")] == [1, 2]

@@ -26,6 +26,7 @@ ARKTIA = reference("arktia-3p")
 LAST = len(read_jsonl(ARKTIA))
 
 
+@pytest.mark.processes
 def test_show_prints_a_damaged_file_up_to_the_damage_under_a_banner(tmp_path: Path) -> None:
     path = damaged(tmp_path, 26)
     shown = floe("show", str(path), "--at", "10", "--colour", "never")
@@ -39,6 +40,7 @@ def test_show_prints_a_damaged_file_up_to_the_damage_under_a_banner(tmp_path: Pa
     assert "verification failed at version 26" in last.stdout
 
 
+@pytest.mark.processes
 def test_show_refuses_a_version_at_or_past_the_damage(tmp_path: Path) -> None:
     path = damaged(tmp_path, 26)
     for version in ("26", "30", str(LAST)):
@@ -51,6 +53,7 @@ def test_show_refuses_a_version_at_or_past_the_damage(tmp_path: Path) -> None:
     assert beyond.returncode == 2 and "no version" in beyond.stderr
 
 
+@pytest.mark.processes
 def test_a_forged_event_is_caught_where_it_is_even_with_every_hash_recomputed(
     tmp_path: Path,
 ) -> None:
@@ -62,6 +65,7 @@ def test_a_forged_event_is_caught_where_it_is_even_with_every_hash_recomputed(
     assert shown.stdout.startswith("!! verification failed at version 26: illegal place")
 
 
+@pytest.mark.processes
 def test_step_shows_the_banner_and_stops_before_the_damage(tmp_path: Path) -> None:
     term = Terminal(damaged(tmp_path, 26), 30, 100)
     try:
@@ -77,6 +81,7 @@ def test_step_shows_the_banner_and_stops_before_the_damage(tmp_path: Path) -> No
         term.close()
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("rehash", [False, True], ids=["as-edited", "rechained"])
 def test_an_edited_seed_says_the_file_is_not_trustworthy(tmp_path: Path, rehash: bool) -> None:
     events = read_jsonl(ARKTIA)
@@ -92,6 +97,7 @@ def test_an_edited_seed_says_the_file_is_not_trustworthy(tmp_path: Path, rehash:
     assert "not trustworthy" not in svg.stdout
 
 
+@pytest.mark.processes
 def test_an_incomplete_file_is_shown_whole_under_an_incomplete_banner(tmp_path: Path) -> None:
     path = tmp_path / "cut.jsonl"
     path.write_text("".join(ARKTIA.read_text().splitlines(keepends=True)[:30]))
@@ -111,12 +117,14 @@ def test_an_incomplete_file_is_shown_whole_under_an_incomplete_banner(tmp_path: 
         term.close()
 
 
+@pytest.mark.processes
 def test_an_honest_file_has_no_banner() -> None:
     shown = floe("show", str(ARKTIA), "--at", "5", "--colour", "never")
     assert shown.returncode == 0 and "!!" not in shown.stdout
     assert load(str(ARKTIA)).banner == ()
 
 
+@pytest.mark.processes
 def test_a_bad_line_in_the_middle_is_where_verification_stops(tmp_path: Path) -> None:
     path = replace_line(ARKTIA, tmp_path / "bytes.jsonl", 26, b'{"at": "\xff\xfe"}')
     shown = floe("show", str(path), "--at", "25", "--colour", "never")
@@ -127,6 +135,7 @@ def test_a_bad_line_in_the_middle_is_where_verification_stops(tmp_path: Path) ->
     )
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize(
     "first",
     [
@@ -156,12 +165,14 @@ def test_a_file_without_a_usable_first_event_fails_in_one_line(
         assert "nothing can be shown" in result.stderr
 
 
+@pytest.mark.processes
 def test_show_into_a_closed_pipe_exits_quietly() -> None:
     code, err = into_closed_pipe(["show", str(ARKTIA), "--colour", "never"])
     assert "Traceback" not in err and err == ""
     assert code == 141
 
 
+@pytest.mark.processes
 def test_show_through_head_exits_quietly() -> None:
     game = reference("ice-breakers-3p")
     full = floe("show", str(game), "--svg").stdout
@@ -172,6 +183,7 @@ def test_show_through_head_exits_quietly() -> None:
     assert code == 141
 
 
+@pytest.mark.processes
 def test_verify_through_head_exits_quietly(tmp_path: Path) -> None:
     missing = [str(tmp_path / f"missing-{n:04d}-{'x' * 40}.jsonl") for n in range(200)]
     full = floe("verify", "--jobs", "1", *missing).stdout
@@ -185,6 +197,7 @@ def test_verify_through_head_exits_quietly(tmp_path: Path) -> None:
     assert "Traceback" not in json_err and json_code == 141
 
 
+@pytest.mark.processes
 def test_control_characters_in_a_log_never_reach_the_terminal(tmp_path: Path) -> None:
     events = read_jsonl(ARKTIA)
     events[0]["data"]["seats"][1]["name"] = "bo\x1b[2J\x1b]0;pwned\x07"

@@ -311,6 +311,7 @@ def _named_cells(action: dict[str, Any]) -> list[list[int]]:
     return pairs({k: v for k, v in action.items() if k != "type"})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", references(), ids=lambda p: p.stem)
 def test_no_code_or_repr_is_shown_and_every_version_is_well_formed(path: Path) -> None:
     """Over every version: parseable SVG, and no ``snake_case`` code in what people read."""

@@ -108,6 +108,7 @@ def test_the_top_gives_up_lines_before_the_board_does_on_a_tiny_screen() -> None
     assert shown.lines[-1] == "h/l j/k < > g q quit"
 
 
+@pytest.mark.processes
 def test_step_scrolls_the_board_at_80x24() -> None:
     path = reference("ice-breakers-4p")
     timeline = load(str(path))
@@ -148,6 +149,7 @@ def test_step_scrolls_the_board_at_80x24() -> None:
         term.close()
 
 
+@pytest.mark.processes
 def test_step_pans_a_board_wider_than_the_screen() -> None:
     path = reference("ice-breakers-4p")
     timeline = load(str(path))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from domain.games import GAMES as HOSTED
-from replay.step import screen
+from replay.step import frame
 from replay.timeline import Timeline, TimelineError, from_events, load
 from tests.support.reference_games import conformance_games, read_jsonl
 from tests.support.replay_cli import Terminal, floe
@@ -66,6 +66,7 @@ def test_text_renders_every_version_plainly_and_in_colour(game: Path) -> None:
     assert any("\x1b[3" in line for line in painted)
 
 
+@pytest.mark.processes
 def test_show_prints_the_version_and_its_event(game: Path) -> None:
     events = read_jsonl(game)
     last = len(events)
@@ -78,6 +79,7 @@ def test_show_prints_the_version_and_its_event(game: Path) -> None:
         assert "\x1b" not in result.stdout
 
 
+@pytest.mark.processes
 def test_show_defaults_to_the_last_version_and_refuses_others() -> None:
     path = GAMES[0]
     last = len(read_jsonl(path))
@@ -92,6 +94,7 @@ def test_show_defaults_to_the_last_version_and_refuses_others() -> None:
     assert missing.returncode == 2 and "cannot read" in missing.stderr
 
 
+@pytest.mark.processes
 def test_show_svg_draws_a_picture_or_says_why_not() -> None:
     result = floe("show", str(GAMES[0]), "--at", "5", "--svg")
     if result.returncode == 0:
@@ -106,7 +109,7 @@ def iceberg() -> Timeline:
 
 
 def test_screen_names_version_event_actor_and_turn(iceberg: Timeline) -> None:
-    lines = screen(iceberg, 3, 100, 60)
+    lines = frame(iceberg, 3, 100, 60).lines
     stored = iceberg.event(3)
     assert lines[0].startswith(f"version 3/{iceberg.last}  {iceberg.game_id} (iceberg)")
     assert f"event 3: {stored['type']} by seat {stored['actor']}" in lines[1]
@@ -118,22 +121,22 @@ def test_screen_names_version_event_actor_and_turn(iceberg: Timeline) -> None:
 
 
 def test_screen_at_the_end_shows_the_outcome(iceberg: Timeline) -> None:
-    lines = screen(iceberg, iceberg.last, 120, 60)
+    lines = frame(iceberg, iceberg.last, 120, 60).lines
     assert "seed_revealed by system" in lines[1]
     assert lines[3].startswith("over: winners ")
 
 
 def test_screen_fits_any_terminal(iceberg: Timeline) -> None:
     for width, height in ((120, 60), (40, 10), (10, 3), (1, 1), (5, 2)):
-        lines = screen(iceberg, 20, width, height)
+        lines = frame(iceberg, 20, width, height).lines
         assert 0 < len(lines) <= height
         assert all(len(line) <= width for line in lines)
-    assert screen(iceberg, 20, 0, 10) == [] and screen(iceberg, 20, 80, 0) == []
-    assert screen(iceberg, 20, 80, 2)[-1].endswith("q quit")
+    assert frame(iceberg, 20, 0, 10).lines == [] and frame(iceberg, 20, 80, 0).lines == []
+    assert frame(iceberg, 20, 80, 2).lines[-1].endswith("q quit")
 
 
 def test_screen_shows_the_go_to_prompt(iceberg: Timeline) -> None:
-    lines = screen(iceberg, 20, 80, 30, prompt="12")
+    lines = frame(iceberg, 20, 80, 30, prompt="12").lines
     assert lines[-1] == f"go to version (1-{iceberg.last}): 12_"
 
 
@@ -145,6 +148,7 @@ def terminal() -> Iterator[Terminal]:
     term.close()
 
 
+@pytest.mark.processes
 def test_step_walks_the_game_in_a_real_terminal(terminal: Terminal) -> None:
     last = len(read_jsonl(next(p for p in GAMES if "iceberg" in p.name)))
     terminal.wait_for(rf"version 1/{last}\b")
@@ -173,6 +177,7 @@ def test_step_walks_the_game_in_a_real_terminal(terminal: Terminal) -> None:
     assert terminal.exit_code() == 0
 
 
+@pytest.mark.processes
 def test_step_survives_a_tiny_terminal() -> None:
     path = next(p for p in GAMES if "arktia" in p.name)
     last = len(read_jsonl(path))

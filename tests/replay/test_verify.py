@@ -138,6 +138,7 @@ def test_events_after_the_end_fail() -> None:
     assert verdict.status == "failed"
 
 
+@pytest.mark.processes
 def test_the_cli_verifies_many_files_in_parallel_and_exits_by_verdict(tmp_path: Path) -> None:
     honest = [str(p) for p in conformance_games()]
     tampered = tmp_path / "tampered.jsonl"

@@ -47,6 +47,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*FLOE, "verify", *args], cwd=ROOT, capture_output=True, text=True)
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 def test_a_hostile_line_fails_its_file_and_spares_the_good_one(tmp_path: Path, kind: str) -> None:
     bad = hostile(tmp_path, kind)
@@ -62,6 +63,7 @@ def test_a_hostile_line_fails_its_file_and_spares_the_good_one(tmp_path: Path, k
         assert verdict["reason"].startswith("line 5 "), verdict
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("jobs", ["1", "2"], ids=["sequential", "pool"])
 def test_every_file_of_a_hostile_batch_gets_its_own_verdict(tmp_path: Path, jobs: str) -> None:
     bad = [hostile(tmp_path, kind) for kind in sorted(HOSTILE)]
@@ -76,6 +78,7 @@ def test_every_file_of_a_hostile_batch_gets_its_own_verdict(tmp_path: Path, jobs
         assert verdict["version"] == 5 and HOSTILE[kind][1] in verdict["reason"], verdict
 
 
+@pytest.mark.processes
 def test_verify_names_each_file_and_sums_up(tmp_path: Path) -> None:
     honest = [str(p) for p in conformance_games()[:3]]
     cut = tmp_path / "cut.jsonl"
@@ -99,6 +102,7 @@ def test_verify_names_each_file_and_sums_up(tmp_path: Path) -> None:
     assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "3 ok, 0 incomplete, 0 failed"
 
 
+@pytest.mark.processes
 def test_json_keeps_the_file_and_the_game_apart(tmp_path: Path) -> None:
     missing, garbage = tmp_path / "missing.jsonl", tmp_path / "garbage.jsonl"
     garbage.write_text("not json\n")
@@ -139,6 +143,7 @@ def test_a_game_read_by_id_is_named_by_its_id(capsys: pytest.CaptureFixture[str]
     assert (verdict["file"], verdict["game_id"], verdict["status"]) == (None, game_id, "ok")
 
 
+@pytest.mark.processes
 def test_progress_goes_to_stderr_only() -> None:
     names = [str(p) for p in conformance_games()[:5]]
     for args in (["--progress"], ["--progress", "--json"]):
@@ -151,6 +156,7 @@ def test_progress_goes_to_stderr_only() -> None:
     assert quiet.returncode == 0 and quiet.stderr == ""
 
 
+@pytest.mark.processes
 def test_progress_is_shown_when_stderr_is_a_terminal() -> None:
     names = [str(p) for p in conformance_games()[:4]]
     master, slave = os.openpty()
@@ -180,6 +186,7 @@ def test_progress_is_shown_when_stderr_is_a_terminal() -> None:
     assert "verified" not in out and out.splitlines()[-1] == "4 ok, 0 incomplete, 0 failed"
 
 
+@pytest.mark.processes
 def test_verify_help_documents_the_output_and_progress() -> None:
     shown = floe("verify", "--help").stdout
     assert "--progress" in shown and "--no-progress" in shown
@@ -194,6 +201,7 @@ def die_on_marked_files(name: str, lines: list[str] | None) -> Verdict:
     return verify_one(name, lines)
 
 
+@pytest.mark.processes
 def test_a_worker_that_dies_costs_no_other_file_its_verdict(tmp_path: Path) -> None:
     dying = tmp_path / "die.jsonl"
     dying.write_bytes(ARKTIA.read_bytes())

@@ -87,6 +87,7 @@ def standings_rows(export: Export) -> list[list[str]]:
 # ----- honest tournaments -------------------------------------------------------------------
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("kind", sorted(HONEST))
 def test_an_honest_tournament_verifies_ok_through_the_cli(tmp_path: Path, kind: str) -> None:
     export = HONEST[kind]()
@@ -114,6 +115,7 @@ def test_an_honest_tournament_verifies_ok_through_the_cli(tmp_path: Path, kind: 
     ]
 
 
+@pytest.mark.processes
 def test_json_gives_one_object_for_the_tournament(tmp_path: Path) -> None:
     export = swiss()
     path = export.write(tmp_path / "swiss.ndjson")
@@ -135,6 +137,7 @@ def test_json_gives_one_object_for_the_tournament(tmp_path: Path) -> None:
     assert [s["place"] for s in tournament["standings"]] == [1, 2, 3, 4, 5]
 
 
+@pytest.mark.processes
 def test_an_export_taken_while_games_are_played_is_incomplete(tmp_path: Path) -> None:
     export = build("iceberg", "swiss", NAMES, rounds=3, unfinished=1, seed=3)
     assert export.listed(3, 2)["outcome"] is None
@@ -428,6 +431,7 @@ def test_line_1_that_is_no_manifest_fails() -> None:
     assert audit_tournament([]).status == "failed"
 
 
+@pytest.mark.processes
 def test_the_cli_names_each_problem_and_fails(tmp_path: Path) -> None:
     export = swiss().copy()
     export.manifest["commitment"] = "ab" * 32

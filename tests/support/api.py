@@ -1,5 +1,5 @@
-"""What API tests share: the organizer token, bearer headers and a game driven through the
-Flask test client."""
+"""What API tests share: the organizer token, bearer headers, a game driven through the
+Flask test client, and a game of bots followed to its end."""
 
 from __future__ import annotations
 
@@ -8,9 +8,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from flask.testing import FlaskClient
 
+from service.store.events import events_key
+
 ORGANIZER = "organizer-secret-token"
+#: How long a bots' game may go without a new event (a worker's move) before it counts as
+#: stalled: twice a bot's own budget (60 s), so a busy machine is never taken for a stall.
+BOT_MOVE_WITHIN_MS = 120_000
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -44,9 +50,10 @@ class Game:
         version: int | None = None,
         command_id: str | None = None,
         *,
-        wait: int = 10,
+        wait: int = 30,
     ) -> Any:
-        """Post an action; ``wait`` seconds for a worker's draw, if the action needs one."""
+        """Post an action; ``wait`` seconds (the most the API allows) for a worker's draw, if
+        the action needs one: it answers as soon as the draw is in."""
         version = self.view()["version"] if version is None else version
         body = {
             "action": action,
@@ -74,3 +81,15 @@ class Game:
             action = rng.choices(actions, weights)[0]
             response = self.post(seat, action, legal["version"])
             assert response.status_code == 201, response.get_json()
+
+
+def until_over(client: FlaskClient, redis_client: redis.Redis, game_id: str) -> dict[str, Any]:
+    """Follow the stream (blocking reads, no sleeps) until the game is over."""
+    seen = 0
+    for _ in range(10_000):
+        view: dict[str, Any] = client.get(f"/v1/games/{game_id}").get_json()
+        if view["status"] == "over":
+            return view
+        seen = max(seen, view["version"])
+        assert redis_client.xread({events_key(game_id): f"0-{seen}"}, block=BOT_MOVE_WITHIN_MS), "stalled"
+    raise AssertionError("the bots' game did not end")

@@ -14,6 +14,8 @@ from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, Route
 
+from tests.support.waiting import PROMPTLY
+
 CHROMIUM = Path(os.environ.get("FLOE_CHROMIUM", "/usr/bin/chromium"))
 
 
@@ -26,7 +28,9 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
 
-EXPECT_MS = 20_000
+#: How long a Playwright expectation waits for the page to show what it expects (it returns
+#: as soon as the page does): generous for Chromium beside the tests on a busy machine.
+EXPECT_MS = int(PROMPTLY * 1000)
 
 
 @dataclass
@@ -58,7 +62,7 @@ class Floe:
             self.url + path, data=payload, method=method, headers=headers
         )
         try:
-            with urllib.request.urlopen(request, timeout=30) as response:
+            with urllib.request.urlopen(request, timeout=PROMPTLY) as response:
                 return response.status, response.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()
@@ -74,7 +78,7 @@ class Floe:
         assert 200 <= status < 300, (method, path, status, answer)
         return answer
 
-    def play_first(self, game_id: str, token: str, *, wait: int = 10) -> Any:
+    def play_first(self, game_id: str, token: str, *, wait: int = 30) -> Any:
         """Post the seat's first legal action (with ``?wait=`` for any draw it causes)."""
         legal = self.ok("GET", f"/v1/games/{game_id}/legal-actions", token=token)
         body = {

@@ -18,6 +18,7 @@ from typing import Any
 
 from domain.engine.log import event_hash
 from tests.support.reference_games import ROOT, conformance_games, read_jsonl
+from tests.support.waiting import PROMPTLY
 
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 FLOE = [sys.executable, "-m", "service.cli", "replay"]
@@ -74,7 +75,10 @@ class Terminal:
     def __init__(self, game: Path, rows: int = 50, cols: int = 110, *args: str) -> None:
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        env = {**os.environ, "TERM": "xterm", "ESCDELAY": "25"}
+        # The size is the terminal's alone: LINES or COLUMNS inherited from whoever runs the
+        # tests would override it (curses and Python both read them first).
+        env = {k: v for k, v in os.environ.items() if k not in ("LINES", "COLUMNS")}
+        env |= {"TERM": "xterm", "ESCDELAY": "25"}
         self.process = subprocess.Popen(
             [*FLOE, "step", str(game), *args],
             cwd=ROOT,
@@ -91,7 +95,7 @@ class Terminal:
         self.seen = b""
         os.write(self.master, keys)
 
-    def wait_for(self, pattern: str, timeout: float = 10.0) -> str:
+    def wait_for(self, pattern: str, timeout: float = PROMPTLY) -> str:
         """Read output until ``pattern`` shows up (escape codes stripped) in what the program
         wrote since the last key pressed, or fail."""
         plain = ANSI.sub(b"", self.seen).decode(errors="replace")
@@ -111,7 +115,7 @@ class Terminal:
         tail = ANSI.sub(b"", self.seen)[-400:]
         raise AssertionError(f"{pattern!r} never appeared; last output: {tail!r}")
 
-    def exit_code(self, timeout: float = 10.0) -> int:
+    def exit_code(self, timeout: float = PROMPTLY) -> int:
         return self.process.wait(timeout)
 
     def close(self) -> None:

@@ -18,6 +18,7 @@ from domain.engine.types import SYSTEM, GameState
 from domain.games import GAMES
 from replay.verify import Verdict, verify
 from service.store.events import RedisEventStore, events_key
+from tests.support.waiting import PROMPTLY
 
 ORGANIZER = "faults-organizer-token"
 
@@ -39,7 +40,7 @@ class Reply:
 class Http:
     """One keep-alive HTTP/1.1 connection to the served API; give each thread its own."""
 
-    def __init__(self, port: int, *, timeout: float = 30.0) -> None:
+    def __init__(self, port: int, *, timeout: float = PROMPTLY) -> None:
         self._port = port
         self._timeout = timeout
         self._connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)

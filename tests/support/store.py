@@ -1,6 +1,11 @@
-"""Games written straight into the event store, as the service writes them."""
+"""The store from the test's side: games written straight into the event store, as the
+service writes them, and every byte Redis holds (to look for what must never be stored)."""
 
 from __future__ import annotations
+
+from typing import Any
+
+import redis
 
 from domain.engine.log import GENESIS_HASH, StoredEvent, seal
 from domain.engine.types import Event
@@ -22,3 +27,28 @@ def create_first(store: RedisEventStore, game_id: str = "g1") -> StoredEvent:
     )
     store.create(first, seed_hex="00" * 32, meta={"game": "arktia"}, created_ms=1)
     return first
+
+
+def every_stored_byte(client: redis.Redis) -> bytes:
+    """Every key and value in Redis, whatever its type, as one blob."""
+    blob = b""
+    for key in client.keys("*"):
+        assert isinstance(key, bytes)
+        kind = client.type(key)
+        value: Any
+        if kind == b"string":
+            value = client.get(key)
+        elif kind == b"hash":
+            value = client.hgetall(key)
+        elif kind == b"stream":
+            value = client.xrange(key)
+        elif kind == b"zset":
+            value = client.zrange(key, 0, -1, withscores=True)
+        elif kind == b"list":
+            value = client.lrange(key, 0, -1)
+        elif kind == b"set":
+            value = client.smembers(key)
+        else:
+            raise AssertionError(f"unexpected key type {kind!r} of {key!r}")
+        blob += key + repr(value).encode()
+    return blob

@@ -47,6 +47,7 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(values, st.sampled_from(["utf-8", "utf-16", "utf-32"]), st.booleans())
 def test_decode_reads_every_body_as_the_standard_library(
@@ -60,6 +61,7 @@ def test_decode_reads_every_body_as_the_standard_library(
     assert same(decode(raw), json.loads(raw))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(values, st.sampled_from(["utf-8", "utf-16-le", "utf-16", "utf-32"]), st.booleans())
 def test_the_shortcut_never_skips_a_body_the_walk_refuses(

@@ -7,6 +7,7 @@ import threading
 
 from service.caching.lru import ByteBoundedLRU
 from service.caching.sizes import ENTRY_OVERHEAD
+from tests.support.waiting import PROMPTLY
 
 
 def test_entries_are_kept_by_key() -> None:
@@ -58,5 +59,6 @@ def test_concurrent_updates_of_one_entry_lose_none() -> None:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(timeout=PROMPTLY)
+    assert not any(thread.is_alive() for thread in threads)
     assert cache.get("n") == 2000

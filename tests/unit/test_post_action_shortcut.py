@@ -50,6 +50,7 @@ def answer(load: Any, body: Any) -> tuple[str, Any]:
         return "refused", (error.code, str(error))
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(bodies)
 def test_the_shortcut_answers_as_the_schema(body: Any) -> None:

@@ -14,7 +14,11 @@ from domain.games import GAMES
 from tests.support.bots import LIGHT, SEED, new_game, play_out
 
 
-@pytest.mark.parametrize("strength", sorted(POLICIES))
+@pytest.mark.parametrize(
+    "strength",
+    # mcts plays whole games slowly (a minute for Iceberg on a busy machine): make test only.
+    [pytest.param(s, marks=pytest.mark.slow) if s == "mcts" else s for s in sorted(POLICIES)],
+)
 @pytest.mark.parametrize(
     ("game", "seats", "options"),
     [
@@ -34,6 +38,7 @@ def test_bots_only_play_legal_actions_and_finish(
     assert final.over and final.outcome is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("game", "seats", "options"),
     [("arktia", 2, {}), ("ice-breakers", 3, {})],
@@ -46,6 +51,7 @@ def test_full_strength_mcts_plays_a_legal_game(
     assert final.over and final.outcome is not None
 
 
+@pytest.mark.slow
 def test_mcts_beats_greedy_at_arktia() -> None:
     """Deterministic games, so this is a fixed fact of the code, not a flaky sample."""
     wins = 0.0
@@ -92,6 +98,7 @@ def test_bots_cannot_tell_hidden_iceberg_layouts_apart() -> None:
         assert picks[0] == picks[1], name
 
 
+@pytest.mark.slow
 def test_greedy_beats_random_at_arktia() -> None:
     wins = 0
     games = 20

@@ -106,6 +106,7 @@ def test_articulation_points_are_the_cells_whose_loss_splits_the_group(
     assert graphs.articulation_points(cells, neighbours) == brute_cuts(cells)
 
 
+@pytest.mark.slow
 @CHECKED
 @given(st.lists(shapes, min_size=1, max_size=3), st.integers(0, 40))
 def test_articulation_points_of_separate_groups_are_found_in_each(
@@ -161,6 +162,7 @@ def random_game(seed: int, board: frozenset[Hex], seats: int) -> Iterator[GameSt
         yield state
 
 
+@pytest.mark.slow
 @settings(derandomize=True, deadline=None, max_examples=25, database=None)
 @given(st.integers(0, 2**32), st.integers(2, 4), st.integers(0, 40), st.integers(3, 9))
 def test_meltable_and_moves_equal_the_brute_force_through_random_games(

@@ -1,4 +1,4 @@
-"""Arktia rule examples: every case docs/rules/arktia.md lists, and more.
+"""Arktia rule examples: every case docs/reference/rules/arktia.md lists, and more.
 
 Seats: 0 = yellow (Y), 1 = red (R), 2 = green (G). Positions are built by hand in the regular
 phase (see arktia_positions.py); coordinates are axial (q, r) on the 36-tile board.

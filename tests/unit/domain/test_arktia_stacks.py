@@ -1,4 +1,4 @@
-"""The stack table, the landing table and collapses (docs/rules/arktia.md, "Stacks")."""
+"""The stack table, the landing table and collapses (docs/reference/rules/arktia.md, "Stacks")."""
 
 from __future__ import annotations
 

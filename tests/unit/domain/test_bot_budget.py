@@ -155,7 +155,11 @@ Choose = Callable[[GameState[Any], int], Any]
 
 @pytest.mark.parametrize(
     ("game_name", "seats", "options"),
-    [("arktia", 2, {}), ("iceberg", 2, {}), ("ice-breakers", 2, {"intro": True})],
+    [
+        ("arktia", 2, {}),
+        pytest.param("iceberg", 2, {}, marks=pytest.mark.slow),  # ten seconds and more
+        ("ice-breakers", 2, {"intro": True}),
+    ],
 )
 def test_a_generous_deadline_gives_the_same_moves_as_none(
     game_name: str, seats: int, options: dict[str, Any]
@@ -189,6 +193,7 @@ def test_a_generous_deadline_gives_the_same_moves_as_none(
     assert state.over and moves > 5
 
 
+@pytest.mark.slow
 def test_a_generous_deadline_gives_the_same_move_at_full_strength() -> None:
     game = GAMES["arktia"]
     state = new_game("arktia", 2, "full-generous", ["mcts", "mcts"])

@@ -1,4 +1,4 @@
-"""Ice Breakers rule examples: every case docs/rules/ice-breakers.md lists, and more.
+"""Ice Breakers rule examples: every case docs/reference/rules/ice-breakers.md lists, and more.
 
 Seats: A = 0, B = 1, C = 2. Positions start from ``new_game`` (identity shuffles, ship k of
 the full game on the harbor of destination k - 1) and replace board fields by hand; see
@@ -614,6 +614,7 @@ def _delivery_policy(state: GameState[Any], seat: int, chooser: random.Random) -
     return by_type.get("end_turn", by_type.get("pass", actions))[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seats", "intro"), [(2, True), (4, True), (3, False)])
 def test_delivery_seeking_playthroughs_deliver_and_sometimes_succeed(
     seats: int, intro: bool

@@ -1,4 +1,4 @@
-"""Iceberg rule examples: every case docs/rules/iceberg.md lists, and more.
+"""Iceberg rule examples: every case docs/reference/rules/iceberg.md lists, and more.
 
 Seats: A = 0, B = 1, C = 2. Positions are built by hand (see iceberg_positions.py); squares
 are ``sq(sx, sy)``, face-up tiles ``tl(tx, ty)``. In the identity deal tile (tx, ty) at deal
@@ -62,7 +62,7 @@ def T(x: int, y: int) -> dict[str, Any]:
     return {"tile": [x, y]}
 
 
-# ----- the cases docs/rules/iceberg.md lists -------------------------------------------------
+# ----- the cases docs/reference/rules/iceberg.md lists -------------------------------------------------
 
 
 def test_flipping_a_corner_with_four_coins_bumps_them_by_the_pinwheel() -> None:
@@ -527,6 +527,7 @@ def test_actions_print_as_they_parse(data: dict[str, Any]) -> None:
 # ----- a random playthrough with draws -------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_random_games_keep_the_board_consistent(seats: int) -> None:
     for game in range(15):

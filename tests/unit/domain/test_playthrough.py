@@ -45,12 +45,23 @@ def _setups(game: Game[Any]) -> list[Setup]:
     return [(seats, {}) for seats in range(game.rules.min_players, game.rules.max_players + 1)]
 
 
+#: Seeds of each setup the fast lane (``make check``) plays; the rest are marked slow.
+FAST_SEEDS = 3
+
+
 def _cases() -> list[tuple[str, int, dict[str, Any], int]]:
     return [
         (name, seats, options, seed)
         for name, game in sorted(GAMES.items())
         for seats, options in _setups(game)
         for seed in range(GAMES_PER_SETUP)
+    ]
+
+
+def _params() -> list[Any]:
+    return [
+        pytest.param(*case, marks=() if case[-1] < FAST_SEEDS else pytest.mark.slow)
+        for case in _cases()
     ]
 
 
@@ -70,7 +81,7 @@ def test_a_game_without_setups_plays_every_player_count_without_options() -> Non
 
 @pytest.mark.parametrize(
     ("game", "seats", "options", "seed"),
-    _cases(),
+    _params(),
     ids=lambda v: str(v) if not isinstance(v, dict) else "-".join(map(str, v.items())) or "default",
 )
 def test_random_playthrough(game: str, seats: int, options: dict[str, Any], seed: int) -> None:

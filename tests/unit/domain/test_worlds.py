@@ -91,6 +91,7 @@ def test_samples_really_are_guesses(game: str, seats: int) -> None:
     assert len(boards) > 1
 
 
+@pytest.mark.slow
 def test_bots_cannot_tell_hidden_ice_report_orders_apart() -> None:
     """Every strength makes the same choices in two games whose unexposed reports differ."""
     deals = (
