@@ -3,7 +3,7 @@ version by version (``show`` prints a version, ``step`` walks through them).
 
 Every file is untrusted input: ``verify`` gives each its own verdict whatever it holds, and
 ``show``/``step`` audit the log first and show only the versions the audit passed, under a
-banner saying why the others are not shown (docs/replay.md).
+banner saying why the others are not shown (docs/guide/replay.md).
 
 Exit codes: ``verify`` 0 when every verdict is ok, else 1; ``show``/``step`` 0 when shown, 1
 when the version asked for lies in the part of the log that fails verification, 2 when

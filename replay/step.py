@@ -130,19 +130,6 @@ class Frame:
     wide: int = 0
 
 
-def screen(
-    timeline: Timeline,
-    version: int,
-    width: int,
-    height: int,
-    *,
-    prompt: str | None = None,
-    colour: bool = False,
-) -> list[str]:
-    """The lines of ``frame`` for ``version``, scrolled to the board's top left corner."""
-    return frame(timeline, version, width, height, prompt=prompt, colour=colour).lines
-
-
 def frame(
     timeline: Timeline,
     version: int,

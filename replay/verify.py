@@ -1,7 +1,7 @@
 """An audit of one game's log that trusts nothing in it.
 
 Checked, event by event, stopping at the first failure: the line is a stored event with
-exactly the nine fields of docs/format.md; versions run 1..N; ``prev_hash`` links to the
+exactly the nine fields of docs/reference/format.md; versions run 1..N; ``prev_hash`` links to the
 previous ``hash`` and every hash recomputes; event 1 is a ``game_created`` our rules accept;
 every action is re-decided by the rules in the state before it (so it was legal and had the
 logged effect); every ``random`` event is the draw the game awaited and its outcome
@@ -233,8 +233,8 @@ def _check_envelope(stored: Any, version: int, prev: str, game_id: Any) -> str:
         extra = ", ".join(sorted(map(str, set(stored) - FIELDS))) or "none"
         raise Broken(
             version,
-            f"not a stored event with exactly the fields of docs/format.md (missing: {missing}; "
-            f"extra: {extra})",
+            f"not a stored event with exactly the fields of docs/reference/format.md "
+            f"(missing: {missing}; extra: {extra})",
         )
     found = stored["version"]
     if type(found) is not int or found != version:

@@ -4,7 +4,7 @@ The domain refuses moves (``domain.engine.errors.GameError``); the service adds 
 can know: who is asking, whether the game exists, whether the version moved on. The API maps
 each class to a status in one table (``service.api.errors``); the worker and the CLI use the
 same errors without caring about statuses. Codes are stable: clients may branch on them, and
-docs/errors.md lists them.
+docs/reference/errors.md lists them.
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ class GameQueries:
 
     def _bot_failure(self, meta: GameMeta, latest: GameState[Any]) -> JSON | None:
         """The bot move that failed at the game's current version, if any: the game waits
-        there (docs/ai.md). Only games with bots ask the store; a failure at an earlier
+        there (docs/guide/bots.md). Only games with bots ask the store; a failure at an earlier
         version is over (the bot has moved since) and shows as null."""
         if latest.over or not any(seat.bot for seat in meta.seats):
             return None

@@ -62,8 +62,8 @@ EPHEMERAL_CONFIG: Mapping[str, str] = {"appendonly": "no", "save": ""}
 #: The job queues' Redis that ``floe run`` starts beside the event store: in memory only (no
 #: AOF, no snapshots), so the workers' bookkeeping costs no fsync. What it holds (the backlog
 #: of draws and bot moves, RQ's jobs and registries, liveness keys) is rebuilt from the event
-#: store by the workers' sweeper after a crash (docs/guarantees.md). It refuses writes at a
-#: ``maxmemory`` like the store (none is set by default).
+#: store by the workers' sweeper after a crash (docs/operations/guarantees.md). It refuses
+#: writes at a ``maxmemory`` like the store (none is set by default).
 QUEUE_CONFIG: Mapping[str, str] = {
     "appendonly": "no",
     "save": "",

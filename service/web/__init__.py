@@ -2,5 +2,5 @@
 
 Plain files, no build step: ``service/api/pages.py`` serves them as they are (they are
 package data, so an installed Floe serves them too). The pages use only the public JSON API
-under ``/v1``, as any client could; docs/web.md describes them.
+under ``/v1``, as any client could; docs/guide/web.md describes them.
 """
