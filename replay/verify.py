@@ -21,7 +21,6 @@ after every event before it has been checked for everything but the seed.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -293,7 +292,7 @@ def _seed(events: list[Any], commitment: str | None) -> bytes | None:
         seed = bytes.fromhex(str(data["seed"]))  # type: ignore[index]
     except (KeyError, TypeError, ValueError):
         raise Broken(version, "seed_revealed holds no hex seed") from None
-    if hashlib.sha256(seed).hexdigest() != commitment:
+    if rng.seed_commitment(seed) != commitment:
         raise Broken(version, "the revealed seed does not match its commitment")
     return seed
 

@@ -9,17 +9,11 @@ docs/reference/errors.md lists them.
 
 from __future__ import annotations
 
+from domain.engine.errors import Refusal
 
-class ServiceError(Exception):
+
+class ServiceError(Refusal):
     """Base of every refusal by the service."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
 
 
 class InvalidRequest(ServiceError):

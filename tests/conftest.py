@@ -37,11 +37,11 @@ settings.load_profile("floe")
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects, and before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark by directory, by fixture and by name (tests/support/markers.py); group the tests
+    """Mark by directory and by fixture (tests/support/markers.py); group the tests
     that run Floe's services for ``--dist loadgroup``."""
     grouping = config.pluginmanager.hasplugin("xdist")
     for item in items:
-        marks, services = marks_for(item.nodeid, item.path, getattr(item, "fixturenames", ()))
+        marks, services = marks_for(item.path, getattr(item, "fixturenames", ()))
         for name in sorted(marks - {mark.name for mark in item.iter_markers()}):
             item.add_marker(name)
         if services and grouping:

@@ -6,9 +6,9 @@ in time; past it the search raises ``BotTimedOut`` and no move is chosen (``budg
 """
 
 from domain.ai.budget import UNBOUNDED, BotTimedOut, Budget
+from domain.ai.decision import PLAN_FOLLOWERS, Decision, team_of
 from domain.ai.playouts import PlayoutSettings
 from domain.ai.policy import (
-    PLAN_FOLLOWERS,
     POLICIES,
     GreedyPolicy,
     MctsPolicy,
@@ -16,7 +16,6 @@ from domain.ai.policy import (
     RandomPolicy,
     bot_to_move,
     policies,
-    team_of,
 )
 
 __all__ = [
@@ -25,6 +24,7 @@ __all__ = [
     "UNBOUNDED",
     "BotTimedOut",
     "Budget",
+    "Decision",
     "GreedyPolicy",
     "MctsPolicy",
     "PlayoutSettings",

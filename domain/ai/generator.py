@@ -36,14 +36,8 @@ class SplitMix64:
         return z ^ (z >> 31)
 
     def randrange(self, n: int) -> int:
-        """An integer in [0, n), every value equally likely (rejection sampling)."""
-        if n < 1:
-            raise ValueError("randrange needs n >= 1")
-        limit = (_SPAN // n) * n
-        while True:
-            word = self.next64()
-            if word < limit:
-                return word % n
+        """An integer in [0, n), every value equally likely (``rng.below`` on 64-bit words)."""
+        return rng.below(n, self.next64, _SPAN, "randrange")
 
     def draw(self, kind: str, n: int) -> int | list[int]:
         """A sampled outcome of a game's draw (``uniform``, ``shuffle`` or ``derangement``),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.ai.budget import UNBOUNDED, Budget
+from domain.ai.decision import Decision
 from domain.ai.generator import SplitMix64
 from domain.ai.worlds import sample_world
 from domain.engine import play
@@ -35,22 +36,21 @@ class PlayoutSettings:
 
 
 def choose_by_playouts(
-    game: Game[Any],
+    decision: Decision,
     planner: Planner[Any],
-    state: GameState[Any],
-    seat: int,
     team: frozenset[int],
     planned: Action,
     options: Sequence[Action],
     generator: SplitMix64,
     settings: PlayoutSettings,
-    budget: Budget = UNBOUNDED,
 ) -> Action:
-    """The option among ``options`` (which ``seat`` may take now) whose playouts score best.
+    """The option among ``options`` (which the deciding seat may take now) whose playouts
+    score best.
 
     Ties keep the plan's own step ``planned``, then the earlier option. ``BotTimedOut`` once
-    ``budget`` runs out: nothing is chosen then.
+    the decision's budget runs out: nothing is chosen then.
     """
+    game, state, seat, budget = decision.game, decision.state, decision.seat, decision.budget
     worlds = [
         (sample_world(game, state, generator), generator.next64()) for _ in range(settings.playouts)
     ]

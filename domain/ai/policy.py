@@ -14,10 +14,12 @@ decides only whether a move is made, never which one.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any
 
 from domain.ai.budget import UNBOUNDED, Budget
+from domain.ai.decision import PLAN_FOLLOWERS, Decision, team_of
 from domain.ai.mcts import Search, generator_for
 from domain.ai.playouts import PlayoutSettings, choose_by_playouts
 from domain.engine import play
@@ -27,7 +29,10 @@ from domain.engine.rules import Action
 from domain.engine.types import GameState
 
 
-class Policy(Protocol):
+class Policy(ABC):
+    """A bot strength, known by ``name``. The workers call ``choose``; each strength
+    implements ``decide``, which is handed the same question as one ``Decision``."""
+
     name: str
 
     def choose(
@@ -42,11 +47,15 @@ class Policy(Protocol):
 
         ``BotTimedOut`` when ``budget`` runs out first: then no action is chosen at all.
         """
-        ...
+        return self.decide(Decision(game, state, seat, stream, budget))
+
+    @abstractmethod
+    def decide(self, decision: Decision) -> Action:
+        """``choose``'s answer, for the decision as one value."""
 
 
 @dataclass(frozen=True)
-class RandomPolicy:
+class RandomPolicy(Policy):
     """Any legal action, uniformly: the weakest opponent, and a check on the rules.
 
     ``encode``: how legal actions are put in their canonical order (the service hands in a
@@ -55,20 +64,13 @@ class RandomPolicy:
     encode: play.ActionKey = play.canonical_bytes
     name = "random"
 
-    def choose(
-        self,
-        game: Game[Any],
-        state: GameState[Any],
-        seat: int,
-        stream: DrawStream,
-        budget: Budget = UNBOUNDED,
-    ) -> Action:
-        actions = play.legal_actions(game.rules, state, seat, encode=self.encode)
-        return actions[stream.uniform(len(actions))]
+    def decide(self, decision: Decision) -> Action:
+        actions = decision.legal_actions(self.encode)
+        return actions[decision.stream.uniform(len(actions))]
 
 
 @dataclass(frozen=True)
-class GreedyPolicy:
+class GreedyPolicy(Policy):
     """The action whose resulting position looks best to the seat; ties broken at random.
 
     Positions that wait for a draw are judged before the draw, so the bot never peeks at
@@ -80,37 +82,19 @@ class GreedyPolicy:
     encode: play.ActionKey = play.canonical_bytes
     name = "greedy"
 
-    def choose(
-        self,
-        game: Game[Any],
-        state: GameState[Any],
-        seat: int,
-        stream: DrawStream,
-        budget: Budget = UNBOUNDED,
-    ) -> Action:
-        planner = game.bot.planner
-        if planner is not None:
-            step = planner.next_step(state.board, team_of(state))
-            if step is not None and step[0] == seat:
-                return step[1]
-        return one_ply(game, state, seat, stream, budget, self.encode)
+    def decide(self, decision: Decision) -> Action:
+        planned = decision.planned()
+        return one_ply(decision, self.encode) if planned is None else planned
 
 
-def one_ply(
-    game: Game[Any],
-    state: GameState[Any],
-    seat: int,
-    stream: DrawStream,
-    budget: Budget = UNBOUNDED,
-    encode: play.ActionKey = play.canonical_bytes,
-) -> Action:
-    """The action whose resulting position looks best to ``seat`` (``GreedyPolicy``'s own
-    judgement, without the team plan)."""
-    rules = game.rules
-    heuristic = game.bot.heuristic
+def one_ply(decision: Decision, encode: play.ActionKey = play.canonical_bytes) -> Action:
+    """The action whose resulting position looks best to the deciding seat
+    (``GreedyPolicy``'s own judgement, without the team plan)."""
+    rules, state, seat = decision.game.rules, decision.state, decision.seat
+    heuristic = decision.game.bot.heuristic
     scored = []
-    for action in play.legal_actions(rules, state, seat, encode=encode):
-        budget.check()
+    for action in decision.legal_actions(encode):
+        decision.budget.check()
         after = play.step(rules, state, seat, action)[1]
         # Handing on: the turn passes, or what follows is a decision the rules force.
         yields = seat not in play.to_act(rules, after) or rules.pending(after.board) is not None
@@ -124,10 +108,10 @@ def one_ply(
             scored = handing_on
             best = max(score for score, _, _ in scored)
     ties = [action for score, _, action in scored if score == best]
-    return ties[stream.uniform(len(ties))]
+    return ties[decision.stream.uniform(len(ties))]
 
 
-class MctsPolicy:
+class MctsPolicy(Policy):
     """The strongest bot: tree search over sampled worlds (``mcts.py``); in a game with a
     team plan, the plan, with its open choices compared by sampled playouts (``playouts.py``).
 
@@ -147,48 +131,27 @@ class MctsPolicy:
         self.playouts = PlayoutSettings() if playouts is None else playouts
         self.encode = encode
 
-    def choose(
-        self,
-        game: Game[Any],
-        state: GameState[Any],
-        seat: int,
-        stream: DrawStream,
-        budget: Budget = UNBOUNDED,
-    ) -> Action:
+    def decide(self, decision: Decision) -> Action:
         # Seeded first, always: what the stream gives anything after depends on it.
-        generator = generator_for(stream)
+        generator = generator_for(decision.stream)
+        game, state = decision.game, decision.state
         planner = game.bot.planner
         if planner is None:
             settings = game.bot.search
             if self.iterations is not None:
                 settings = replace(settings, iterations=self.iterations)
-            if not budget.bounded:
-                return Search(game, settings, generator, encode=self.encode).choose(state, seat)
-            return Search(game, settings, generator, budget, self.encode).choose(state, seat)
-        team = team_of(state)
-        step = planner.next_step(state.board, team)
-        if step is None or step[0] != seat:
+            search = Search(game, settings, generator, decision.budget, self.encode)
+            return search.choose(state, decision.seat)
+        planned = decision.planned()
+        if planned is None:
             # Asked out of turn (the plan wants nothing of this seat now): one move ahead.
-            return one_ply(game, state, seat, stream, budget, self.encode)
-        options = planner.alternatives(state.board, seat, step[1])
+            return one_ply(decision, self.encode)
+        options = planner.alternatives(state.board, decision.seat, planned)
         if not options:
-            return step[1]
+            return planned
         return choose_by_playouts(
-            game, planner, state, seat, team, step[1], options, generator, self.playouts, budget
+            decision, planner, team_of(state), planned, options, generator, self.playouts
         )
-
-
-#: Strengths that follow a game's team plan (and so agree on who acts next).
-PLAN_FOLLOWERS = frozenset({"greedy", "mcts"})
-
-
-def team_of(state: GameState[Any]) -> frozenset[int]:
-    """The seats that follow the team plan: its ``greedy`` and ``mcts`` bots (every seat,
-    when no seat is marked a bot, as in a game the domain plays by itself)."""
-    seats = state.created.seats
-    if not any(info.bot for info in seats):
-        return frozenset(info.seat for info in seats)
-    return frozenset(info.seat for info in seats if info.bot in PLAN_FOLLOWERS)
 
 
 def bot_to_move(game: Game[Any], state: GameState[Any]) -> int | None:

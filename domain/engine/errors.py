@@ -11,10 +11,10 @@ from typing import ClassVar, Literal
 ErrorKind = Literal["malformed", "not_allowed", "illegal", "invalid_setup"]
 
 
-class GameError(Exception):
-    """Base of every refusal by the domain."""
-
-    kind: ClassVar[ErrorKind] = "illegal"
+class Refusal(Exception):
+    """A request refused with a stable ``code`` (what clients branch on) and a ``message``
+    for people. The domain's refusals (``GameError``) and the service's
+    (``service.errors.ServiceError``) are both refusals."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -23,6 +23,12 @@ class GameError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+
+class GameError(Refusal):
+    """Base of every refusal by the domain."""
+
+    kind: ClassVar[ErrorKind] = "illegal"
 
 
 class MalformedAction(GameError):

@@ -6,13 +6,15 @@ by name in ``domain.games.GAMES``. Nothing else names a game: the bots (``domain
 service and the replay tools all work through these fields, so a new game is a new package
 and one line in the registry. What a game *is* (name, seats, information, co-operative or
 not, rules version, options) it declares once, in a ``GameInfo`` its rules carry; what its
-JSON looks like, in a ``Contract`` (plain JSON Schema) beside its rules.
+JSON looks like, in a ``Contract``: plain JSON Schema, its package's ``contract.json``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from importlib import resources
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from domain.engine.errors import InvalidSetup
@@ -30,6 +32,8 @@ Information = Literal["perfect", "hidden"]
 Play = Literal["competitive", "co-operative"]
 OptionType = Literal["integer", "boolean", "string", "array"]
 OptionValue = int | bool | str | None
+#: A game's contract, in its package (``Contract.load``).
+CONTRACT_FILE = "contract.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,12 +307,13 @@ SvgPicture = Callable[[Scene], str]
 
 @dataclass(frozen=True, slots=True)
 class Contract:
-    """A game's JSON as the API states it: plain JSON Schema (2020-12) as Python data.
+    """A game's JSON as the API states it: plain JSON Schema (2020-12), kept as JSON in the
+    game's package (``contract.json``, read by ``Contract.load``).
 
-    Schemas may refer to the contract's own ``definitions`` as ``{"$ref": "#/$defs/Name"}``
-    (``ref("Name")``); the API's spec names them after the game (``<Title>Tile``), so two
-    games' schemas never share a name. Nothing here is read when a game is played: the
-    rules parse and check; the contract says in JSON Schema what they accept and answer.
+    Schemas may refer to the contract's own ``definitions`` as ``{"$ref": "#/$defs/Name"}``;
+    the API's spec names them after the game (``<Title>Tile``), so two games' schemas never
+    share a name. Nothing here is read when a game is played: the rules parse and check; the
+    contract says in JSON Schema what they accept and answer.
     """
 
     #: One schema per action type (an object with ``type`` and its fields), in the order
@@ -331,10 +336,20 @@ class Contract:
     #: What clients must know of the game beyond the shapes (what it hides, when it draws).
     description: str = ""
 
-
-def ref(name: str) -> JSON:
-    """A reference to the contract's own definition ``name``."""
-    return {"$ref": f"#/$defs/{name}"}
+    @classmethod
+    def load(cls, package: str, name: str = CONTRACT_FILE) -> Contract:
+        """The contract in the JSON object ``name`` of ``package``: one member per field
+        (the optional ones may be left out) and a ``$comment`` for its readers, nothing else.
+        """
+        text = resources.files(package).joinpath(name).read_text(encoding="utf-8")
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError(f"{package}/{name} is not a JSON object")
+        known = {member.name for member in fields(cls)}
+        unknown = sorted(set(data) - known - {"$comment"})
+        if unknown:
+            raise ValueError(f"{package}/{name}: a contract has no {unknown[0]!r}")
+        return cls(**{key: value for key, value in data.items() if key in known})
 
 
 @dataclass(frozen=True, slots=True)

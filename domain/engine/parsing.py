@@ -1,14 +1,15 @@
 """The checks every game's parsers start with, so all games refuse alike.
 
 Actions (HTTP 400): ``unknown_action_type``, ``unexpected_field``, ``missing_field``; the
-games' own field checks add ``invalid_field`` (``int_pair`` for coordinates). Setup (HTTP
-400): ``player_count``, ``unknown_option``, ``invalid_option``.
+games' own field checks add ``invalid_field`` (``int_pair`` for coordinates). A game states
+its actions once, as an ``ActionTable``, which parses them. Setup (HTTP 400):
+``player_count``, ``unknown_option``, ``invalid_option``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 from domain.engine.errors import InvalidSetup, MalformedAction
 
@@ -28,6 +29,50 @@ def action_type(data: Mapping[str, Any], fields: Mapping[str, frozenset[str]]) -
     if missing:
         raise MalformedAction("missing_field", f"{kind} needs the field {sorted(missing)[0]!r}")
     return kind
+
+
+class Typed(Protocol):
+    """An action class: its ``type`` is the action's JSON ``type``."""
+
+    type: ClassVar[str]
+
+
+A = TypeVar("A", bound=Typed)
+#: Reads a field's JSON value into the action's, or raises ``MalformedAction``
+#: (``invalid_field``); it is handed the field's key, for the message.
+FieldReader = Callable[[Any, str], Any]
+
+
+class Field(NamedTuple):
+    """One field of an action's JSON: its ``key``, how to ``read`` it, and the ``attribute``
+    of the action it fills when that is not named as the key (``from`` fills ``source``)."""
+
+    key: str
+    read: FieldReader
+    attribute: str = ""
+
+
+class ActionTable(Generic[A]):
+    """A game's actions as its JSON states them: each action class (its ``type`` names it)
+    with its fields, in the order ``parse`` reads them, so the first field that is off is
+    the one a refusal names."""
+
+    def __init__(self, *actions: tuple[type[A], Sequence[Field]]) -> None:
+        self._actions = {cls.type: (cls, tuple(fields)) for cls, fields in actions}
+        if len(self._actions) != len(actions):
+            raise ValueError("two action classes of one type")
+        #: The fields each action type takes besides ``type``.
+        self.fields = {
+            kind: frozenset(field.key for field in fields)
+            for kind, (_, fields) in self._actions.items()
+        }
+        #: Every action type, as events name them.
+        self.types = frozenset(self._actions)
+
+    def parse(self, data: Mapping[str, Any]) -> A:
+        """The action ``data`` names, or ``MalformedAction`` naming the first field that is off."""
+        cls, fields = self._actions[action_type(data, self.fields)]
+        return cls(**{f.attribute or f.key: f.read(data[f.key], f.key) for f in fields})
 
 
 #: How far from the origin a parsed coordinate may lie: far beyond any board, small enough

@@ -169,4 +169,3 @@ def _replace(state: GameState[Any], version: int, **changes: Any) -> GameState[A
     }
     fields.update(changes)
     return GameState(**fields)
-

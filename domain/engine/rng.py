@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 _WORD = 4
@@ -20,6 +20,20 @@ class RandomSource(Protocol):
     ``SplitMix64``. Every other kind of draw is built from it, in one way only."""
 
     def randrange(self, n: int) -> int: ...
+
+
+def below(n: int, word: Callable[[], int], span: int, name: str) -> int:
+    """An integer in [0, n), every value equally likely, by rejection sampling: words
+    (``word()``, uniform in [0, ``span``)) are drawn until one falls below the largest
+    multiple of ``n``, which is then taken modulo ``n``. ``name`` is the caller, for the
+    ``ValueError`` when ``n`` < 1."""
+    if n < 1:
+        raise ValueError(f"{name} needs n >= 1")
+    limit = (span // n) * n
+    while True:
+        drawn = word()
+        if drawn < limit:
+            return drawn % n
 
 
 def shuffle_in_place(source: RandomSource, items: list[Any]) -> None:
@@ -76,14 +90,8 @@ class DrawStream:
         return int.from_bytes(word, "big")
 
     def uniform(self, n: int) -> int:
-        """An integer in [0, n) by rejection sampling, so every value is equally likely."""
-        if n < 1:
-            raise ValueError("uniform needs n >= 1")
-        limit = (_SPAN // n) * n
-        while True:
-            word = self._word()
-            if word < limit:
-                return word % n
+        """An integer in [0, n) by rejection sampling (``below``) on 32-bit words."""
+        return below(n, self._word, _SPAN, "uniform")
 
     def randrange(self, n: int) -> int:
         """``uniform``, under the name every ``RandomSource`` shares."""

@@ -46,6 +46,38 @@ def el(tag: str, attrs: Mapping[str, object], content: str = "") -> str:
     return f"<{tag}{parts}>{content}</{tag}>" if content else f"<{tag}{parts}/>"
 
 
+def rect(
+    x: float, y: float, width: float, height: float, *, class_: str = "", **attrs: object
+) -> str:
+    """A ``<rect>``: its class (when given), its box, then ``attrs`` in the order given."""
+    head: dict[str, object] = {"class": class_} if class_ else {}
+    return el("rect", {**head, "x": x, "y": y, "width": width, "height": height, **attrs})
+
+
+def circle(cx: float, cy: float, r: float, *, class_: str = "", **attrs: object) -> str:
+    """A ``<circle>``: its class (when given), its centre and radius, then ``attrs``."""
+    head: dict[str, object] = {"class": class_} if class_ else {}
+    return el("circle", {**head, "cx": cx, "cy": cy, "r": r, **attrs})
+
+
+def marked(x: float, y: float, size: float) -> list[str]:
+    """The last move's outline on the square cell of side ``size`` at (``x``, ``y``): a
+    dashed line in ``MARK`` over a white halo, both 3 inside the cell."""
+    inset = (x + 3, y + 3, size - 6, size - 6)
+    return [
+        rect(*inset, class_="halo", rx=4, fill="none", stroke="#ffffff", stroke_width=5),
+        rect(
+            *inset,
+            class_="moved",
+            rx=4,
+            fill="none",
+            stroke=MARK,
+            stroke_width=3,
+            stroke_dasharray="6 3",
+        ),
+    ]
+
+
 def text(x: float, y: float, body: object, **attrs: object) -> str:
     """A text element; ``body`` is escaped."""
     base: dict[str, object] = {"x": float(x), "y": float(y)}
@@ -90,12 +122,43 @@ def paragraph(
     return out, top + step * len(rows)
 
 
-def caption(
-    x: float, top: float, width: float, *, outcome: str | None, move: str | None
+def seat_row(
+    swatch: str,
+    x: float,
+    top: float,
+    width: float,
+    line: str,
+    seat: object,
+    *,
+    cls: str,
+    font_size: float = 13,
+) -> tuple[str, float]:
+    """A seat's ``line`` wrapped from (``x``, ``top``) beside its ``swatch`` (drawn left of
+    ``x``), grouped as ``cls`` for ``seat``; returns the group and the baseline below it."""
+    rows, y = paragraph(x, top, width, line, font_size)
+    return group(cls, [swatch, *rows], data_seat=seat), y
+
+
+def footnote(
+    x: float, top: float, width: float, line: str, font_size: float
 ) -> tuple[list[str], float]:
-    """How the game ended (bold, class ``outcome``) and the last move (class ``last-move``,
-    with a key in ``MARK``, the colour its cells are outlined in), from baseline ``top``;
-    returns the elements and the baseline below them (``top`` when there is neither)."""
+    """A picture's key to its signs: ``line`` in small grey type (see ``paragraph``)."""
+    return paragraph(x, top, width, line, font_size, fill="#444444")
+
+
+def caption(
+    x: float,
+    top: float,
+    width: float,
+    *,
+    outcome: str | None,
+    move: str | None,
+    now: str | None = None,
+) -> tuple[list[str], float]:
+    """How the game ended (bold, class ``outcome``), the last move (class ``last-move``,
+    with a key in ``MARK``, the colour its cells are outlined in) and what is owed ``now``
+    (class ``pending``), from baseline ``top``; returns the elements and the baseline below
+    them (``top`` when there is none of them)."""
     out: list[str] = []
     y = top
     if outcome:
@@ -103,11 +166,10 @@ def caption(
         out.extend(rows)
         y += 3
     if move:
-        key = el(
-            "rect",
-            {"x": x, "y": y - 11, "width": 12, "height": 12, "fill": "none", "stroke": MARK,
-             "stroke_width": 2.5},
-        )  # fmt: skip
+        key = rect(x, y - 11, 12, 12, fill="none", stroke=MARK, stroke_width=2.5)
         rows, y = paragraph(x + 18, y, width - 18, f"Last move: {move}")
         out.append(group("last-move", [key, *rows]))
+    if now:
+        rows, y = paragraph(x, y, width, f"Now: {now}", fill="#8a6d00", class_="pending")
+        out.extend(rows)
     return out, y

@@ -18,3 +18,10 @@ def paint(text: str, seat: object, colour: bool) -> str:
 def dim(text: str, code: str, colour: bool) -> str:
     """``text`` with an arbitrary ANSI SGR ``code`` when ``colour`` is on."""
     return f"\x1b[{code}m{text}{RESET}" if colour else text
+
+
+def caption(outcome: str | None, move: str | None, now: str | None = None) -> list[str]:
+    """The lines under a text picture's heading: ``Result:``, ``Last move:`` and ``Now:``,
+    each only when there is something to say."""
+    said = (("Result", outcome), ("Last move", move), ("Now", now))
+    return [f"{label}: {words}" for label, words in said if words]

@@ -37,11 +37,25 @@ def humanize(code: object) -> str:
     return str(code).replace("_", " ")
 
 
-def move_line(scene: Scene, describe: Callable[[Mapping[str, Any]], str]) -> str | None:
-    """``Bo: place T at [0, 0]``: the action that made this position, in the game's words."""
+def move_line(scene: Scene, describe: Callable[[Mapping[str, Any]], str | None]) -> str | None:
+    """``Bo: place T at [0, 0]``: the action that made this position, in the game's words
+    (``describe``; an action it has none for, by its type in words)."""
     if scene.move is None:
         return None
-    return f"{scene.name(scene.move.seat)}: {describe(scene.move.action)}"
+    action = scene.move.action
+    said = describe(action)
+    return f"{scene.name(scene.move.seat)}: {said or humanize(action.get('type'))}"
+
+
+def pending_line(scene: Scene, say: Callable[[str, Mapping[str, Any]], str | None]) -> str | None:
+    """What is owed now (the view's ``pending``) in words, or None when nothing is: ``say``
+    is handed the name of the seat that owes it and the pending JSON; for a decision it has
+    no words for, ``Bo owes a decision (keep group)``."""
+    pending = scene.view.get("pending")
+    if not pending:
+        return None
+    who = scene.name(pending.get("seat"))
+    return say(who, pending) or f"{who} owes a decision ({humanize(pending['type'])})"
 
 
 def _scores(outcome: Mapping[str, Any]) -> dict[int, int]:

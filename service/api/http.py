@@ -17,6 +17,9 @@ from service.games.access import Viewer
 from service.store import codec as json_codec
 
 MAX_VERSION = 2**53
+#: Table and tournament ids are 16 hex digits: anything else names nothing, and a route
+#: answers 404 before it asks Redis.
+RECORD_ID = re.compile(r"[0-9a-f]{16}")
 #: Deeper JSON than any valid request needs is refused before any schema sees it.
 MAX_JSON_DEPTH = 32
 #: Where a body may hold a number with a fraction or an exponent (``164.0``, ``1e2``).

@@ -27,8 +27,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, request, send_from_directory
 
-from service.api.http import current_floe
-from service.api.tournaments import TOURNAMENT_ID
+from service.api.http import RECORD_ID, current_floe
 from service.errors import NotFound
 
 WEB_DIR = Path(str(files("service.web")))
@@ -89,7 +88,7 @@ def upload() -> Response:
 @pages.get("/tournaments/<tournament_id>")
 def tournament(tournament_id: str) -> Response:
     """Rendered from the store (see above); 404 for a malformed id before any store is read."""
-    if TOURNAMENT_ID.fullmatch(tournament_id) is None:
+    if RECORD_ID.fullmatch(tournament_id) is None:
         abort(404)
     floe = current_floe()
     floe.rate_limiter.check(request.remote_addr, request.headers.get("Authorization"))

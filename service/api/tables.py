@@ -6,12 +6,12 @@ an unknown table, 400 for the body, then the table's own refusals (409, 429).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from flask import Blueprint, Response, request
 
 from service.api.http import (
+    RECORD_ID,
     bad_request,
     current_floe,
     current_viewer,
@@ -27,8 +27,6 @@ from service.tables.store import TableRecord
 
 tables_v1 = Blueprint("tables_v1", __name__, url_prefix="/v1/tables")
 
-#: Table ids are 16 hex digits; anything else is no table (and never reaches Redis).
-TABLE_ID = re.compile(r"[0-9a-f]{16}")
 
 
 @tables_v1.post("")
@@ -105,7 +103,7 @@ def cancel_table(table_id: str) -> Response:
 
 
 def _known(table_id: str) -> str:
-    if not TABLE_ID.fullmatch(table_id):
+    if not RECORD_ID.fullmatch(table_id):
         raise table_not_found(table_id)
     return table_id
 

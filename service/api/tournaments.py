@@ -6,7 +6,6 @@ an unknown tournament, 400 for the body, 403 for what only the organizer may do.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 
@@ -14,6 +13,7 @@ from flask import Blueprint, Response, request
 
 from domain.engine.canonical import canonical_json
 from service.api.http import (
+    RECORD_ID,
     current_floe,
     current_viewer,
     json_body,
@@ -29,14 +29,12 @@ from service.tournaments.store import tournament_key
 
 tournaments_v1 = Blueprint("tournaments_v1", __name__, url_prefix="/v1/tournaments")
 
-#: Tournament ids are 16 hex digits; anything else is no tournament (and never reaches Redis).
-TOURNAMENT_ID = re.compile(r"[0-9a-f]{16}")
 #: The largest change count a ``Last-Event-ID`` may name (15 digits).
 MAX_CHANGES = 10**15 - 1
 
 
 def _checked(tournament_id: str) -> str:
-    if TOURNAMENT_ID.fullmatch(tournament_id) is None:
+    if RECORD_ID.fullmatch(tournament_id) is None:
         raise tournament_not_found(tournament_id)
     return tournament_id
 

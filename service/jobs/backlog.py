@@ -34,6 +34,7 @@ from typing import Any
 
 import redis
 
+from service.redis.keys import KeyPattern
 from service.redis.scripts import Script
 
 CLAIMS_KEY = "floe:claims"
@@ -69,26 +70,13 @@ class Lane:
     thinks: bool = False
 
 
-def pending_key(queue: str) -> str:
-    return f"{queue}:pending"
-
-
-def drains_key(queue: str) -> str:
-    return f"{queue}:drains"
-
-
-def workers_key(queue: str) -> str:
-    return f"{queue}:workers"
-
-
-def bell_key(worker: str) -> str:
-    """``worker``'s doorbell: the names of queues items came to, and ``WAKE``."""
-    return f"floe:worker:{worker}:bell"
-
-
-def rq_queue_key(queue: str) -> str:
-    """RQ's list of the job ids queued on ``queue`` (RQ's own layout)."""
-    return f"rq:queue:{queue}"
+pending_key = KeyPattern("<id>:pending")
+drains_key = KeyPattern("<id>:drains")
+workers_key = KeyPattern("<id>:workers")
+#: A worker's doorbell: the names of queues items came to, and ``WAKE``.
+bell_key = KeyPattern("floe:worker:<id>:bell")
+#: RQ's list of the job ids queued on a queue (RQ's own layout).
+rq_queue_key = KeyPattern("rq:queue:<id>")
 
 
 def drain_prefix(queue: str) -> str:

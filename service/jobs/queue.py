@@ -27,6 +27,7 @@ from rq.serializers import JSONSerializer
 from service.games.follow_ups import JobKind
 from service.jobs.backlog import Backlog
 from service.jobs.drains import IDLE_SECONDS, LIFE_SECONDS
+from service.redis.keys import KeyPattern
 
 DRAWS = "floe:draws"
 BOTS = "floe:bots"
@@ -63,9 +64,8 @@ def parse_job_id(item: str) -> tuple[JobKind, str, int]:
     raise ValueError(f"not a job id: {item!r}")
 
 
-def alive_key(worker_name: str) -> str:
-    """The liveness key a running worker keeps renewed (``service.jobs.worker``)."""
-    return f"floe:worker:{worker_name}:alive"
+#: The liveness key a running worker keeps renewed (``service.jobs.worker``).
+alive_key = KeyPattern("floe:worker:<id>:alive")
 
 
 def item_deadline(kind: JobKind, bot_move_seconds: float) -> int:

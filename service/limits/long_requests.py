@@ -19,6 +19,7 @@ import redis
 from service.clock import Clock, epoch_seconds
 from service.errors import TooManyStreams
 from service.limits.slots import ExpiringSlots
+from service.redis.keys import KeyPattern
 
 #: A hold outlives the request it covers by this much before it counts as abandoned.
 GRACE_MS = 30_000
@@ -26,8 +27,7 @@ GRACE_MS = 30_000
 RETRY_AFTER_SECONDS = 5
 
 
-def holds_key(address: str) -> str:
-    return f"floe:long-requests:{{{address}}}"
+holds_key = KeyPattern("floe:long-requests:{<id>}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ import redis
 from domain.engine.status import GameStatus
 from service.clock import Clock, epoch_seconds
 from service.errors import QuotaExceeded
+from service.redis.keys import KeyPattern
 from service.redis.scripts import Script
 from service.store.events import EventStore
 
@@ -47,12 +48,8 @@ ORPHAN_MS = 10 * 60 * 1000
 RESERVE_QUOTA = Script.load(__package__, "reserve_quota.lua")
 
 
-def live_key(creator: str) -> str:
-    return f"floe:quota:{{{creator}}}:live"
-
-
-def bots_key(creator: str) -> str:
-    return f"floe:quota:{{{creator}}}:bots"
+live_key = KeyPattern("floe:quota:{<id>}:live")
+bots_key = KeyPattern("floe:quota:{<id>}:bots")
 
 
 @dataclass(frozen=True, slots=True)

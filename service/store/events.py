@@ -28,6 +28,7 @@ import redis
 from domain.engine.canonical import canonical_json
 from domain.engine.log import EventReader, StoredEvent
 from domain.engine.status import GameStatus
+from service.redis.keys import KeyPattern
 from service.redis.scripts import Script
 from service.store import codec as json_codec
 from service.store.appends import CHANNEL, AppendSignals
@@ -42,20 +43,10 @@ CREATE = Script.load(__package__, "create.lua")
 APPEND = Script.load(__package__, "append.lua")
 
 
-def events_key(game_id: str) -> str:
-    return f"floe:{{{game_id}}}:events"
-
-
-def meta_key(game_id: str) -> str:
-    return f"floe:{{{game_id}}}:meta"
-
-
-def seed_key(game_id: str) -> str:
-    return f"floe:{{{game_id}}}:seed"
-
-
-def commands_key(game_id: str) -> str:
-    return f"floe:{{{game_id}}}:commands"
+events_key = KeyPattern("floe:{<id>}:events")
+meta_key = KeyPattern("floe:{<id>}:meta")
+seed_key = KeyPattern("floe:{<id>}:seed")
+commands_key = KeyPattern("floe:{<id>}:commands")
 
 
 @dataclass(frozen=True, slots=True)

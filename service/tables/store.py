@@ -28,6 +28,7 @@ import redis
 from redis.typing import EncodableT, FieldT
 
 from service.limits.slots import ExpiringSlots
+from service.redis.keys import KeyPattern
 from service.redis.scripts import Script
 from service.store.durability import ReplicaAcks
 
@@ -41,12 +42,8 @@ JOIN = Script.load(__package__, "join.lua")
 MOVE = Script.load(__package__, "move.lua")
 
 
-def table_key(table_id: str) -> str:
-    return f"floe:table:{{{table_id}}}"
-
-
-def creator_key(creator: str) -> str:
-    return f"floe:tables:creator:{{{creator}}}"
+table_key = KeyPattern("floe:table:{<id>}")
+creator_key = KeyPattern("floe:tables:creator:{<id>}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 import redis
 
+from service.redis.keys import KeyPattern
 from service.redis.scripts import Script
 from service.store.appends import CHANNEL
 from service.store.durability import ReplicaAcks
@@ -49,8 +50,7 @@ RECORD = Script.load(__package__, "record.lua")
 TOUCH = Script.load(__package__, "touch.lua")
 
 
-def tournament_key(tournament_id: str) -> str:
-    return f"floe:tournament:{{{tournament_id}}}"
+tournament_key = KeyPattern("floe:tournament:{<id>}")
 
 
 @dataclass(frozen=True, slots=True)

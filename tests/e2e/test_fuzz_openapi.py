@@ -118,6 +118,7 @@ def test_every_documented_operation_is_fuzzed() -> None:
     assert sum(mode is GenerationMode.NEGATIVE for mode, _ in CASES) >= 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mode", "operation"),
     CASES,

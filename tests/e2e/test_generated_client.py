@@ -46,7 +46,7 @@ from replay.verify import verify
 from service.run.redis_server import free_tcp_port
 from service.run.supervisor import api_command
 from service.settings import Settings
-from tests.support.waiting import wait_until
+from tests.support.waiting import AT_LENGTH, PROMPTLY, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi.yaml"
@@ -98,6 +98,7 @@ def assert_nothing_dropped(printed: str) -> None:
         assert sign not in printed, f"the generator dropped something ({sign!r}):\n{printed}"
 
 
+@pytest.mark.processes  # the client generator
 def test_the_spec_generates_a_client_without_a_warning(tmp_path: Path) -> None:
     printed = generate(tmp_path, config=CONFIG_PATH)
     assert_nothing_dropped(printed)
@@ -105,6 +106,7 @@ def test_the_spec_generates_a_client_without_a_warning(tmp_path: Path) -> None:
     assert lines == [f"Generating {tmp_path / PACKAGE}"], printed
 
 
+@pytest.mark.processes  # the client generator
 def test_without_the_config_only_the_unreadable_bodies_are_left_out(tmp_path: Path) -> None:
     """What a user gets from the plain command: every schema, three bodies it cannot read."""
     printed = generate(tmp_path, config=None)
@@ -198,7 +200,7 @@ def base_url(redis_url: str, tmp_path: Path, generated: Generated) -> Iterator[s
             return False
 
     try:
-        wait_until(healthy, 30, "gunicorn to answer")
+        wait_until(healthy, PROMPTLY, "gunicorn to answer")
         yield url
     finally:
         process.terminate()
@@ -478,7 +480,7 @@ def test_a_generated_client_creates_plays_reads_and_exports_a_tournament(
         read = ops["get_tournament"].sync_detailed(created.id, client=public)
         return bool(typed(read, m.ArktiaTournament).status == m.ArktiaTournamentStatus.FINISHED)
 
-    wait_until(finished, 60, "the worker to finish the tournament")
+    wait_until(finished, AT_LENGTH, "the worker to finish the tournament")
     done = typed(ops["get_tournament"].sync_detailed(created.id, client=public), m.ArktiaTournament)
     assert done.rounds[0].games[0].status == m.TournamentGameStatus.OVER
     assert isinstance(done.rounds[0].games[0].outcome, m.Outcome)

@@ -413,9 +413,35 @@ def test_odd_wait_values_are_invalid_query(new_game: NewGame, client: FlaskClien
 def test_a_huge_last_event_id_is_invalid_query(new_game: NewGame) -> None:
     game = new_game()
     url = f"/v1/games/{game.id}/events/stream"
-    for last in ["9" * 30, str(2**53 + 1)]:
+    for last in ["9" * 30, str(2**53 + 1), "abc", "", "-1", "1.5"]:
         refused(game.client.get(url, headers={"Last-Event-ID": last}), 400, "invalid_query")
     refused(game.client.get(f"{url}?after=²"), 400, "invalid_query")
+
+
+def test_a_number_with_a_zero_fraction_is_the_integer_it_is(new_game: NewGame) -> None:
+    """JSON (and the JSON Schema the spec is written in) has one kind of number: 164.0 is the
+    integer 164 wherever an integer is asked for, and is recorded as 164; 1.5 is no integer."""
+    game = new_game()
+    action = game.legal(0)["actions"][0]
+    body = {"action": action, "expected_version": 1.0, "command_id": "zero-fraction"}
+    headers = bearer(game.tokens[0])
+    refused(
+        game.client.post(
+            f"/v1/games/{game.id}/actions", json={**body, "expected_version": 1.5}, headers=headers
+        ),
+        400,
+        "invalid_body",
+    )
+    accepted = game.client.post(f"/v1/games/{game.id}/actions", json=body, headers=headers)
+    assert accepted.status_code == 201, accepted.get_json()
+    [event] = accepted.get_json()["events"]
+    assert event["version"] == 2 and event["data"] == {"action": action}
+    again = game.client.post(
+        f"/v1/games/{game.id}/actions", json={**body, "expected_version": 1}, headers=headers
+    )
+    assert again.get_json() == accepted.get_json(), "one request, whichever way 1 is written"
+    events = game.get("/events?after=1.0").get_json()["events"]
+    assert [e["version"] for e in events] == [2]
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,7 @@ import pytest
 from service.run.redis_server import free_tcp_port
 from service.run.supervisor import api_command
 from service.settings import Settings
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROMPTLY, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "tests" / "clients" / "ts"
@@ -101,7 +101,7 @@ def base_url(redis_url: str, tmp_path: Path) -> Iterator[str]:
             return False
 
     try:
-        wait_until(healthy, 30, "gunicorn to answer")
+        wait_until(healthy, PROMPTLY, "gunicorn to answer")
         yield url
     finally:
         process.terminate()

@@ -12,20 +12,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
 
 import pytest
 import redis
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from domain.ai import POLICIES, UNBOUNDED, Budget
-from domain.ai.policy import Policy
+from domain.ai import POLICIES, Decision, Policy
 from domain.engine import play
-from domain.engine.game import Game
 from domain.engine.rng import DrawStream
 from domain.engine.rules import Action
-from domain.engine.types import GameState
 from service.bootstrap import Floe, build
 from service.games.access import Viewer
 from service.games.commands import CreateGame, NewPlayer
@@ -37,7 +33,7 @@ from service.settings import Settings
 from service.store.events import RedisEventStore
 
 
-class BrokenPolicy:
+class BrokenPolicy(Policy):
     """Crashes, or answers an action the rules refuse; "stuck" answers nothing: its item
     is found past its deadline (the worker then records the failure, ``item_stuck``)."""
 
@@ -45,19 +41,13 @@ class BrokenPolicy:
         self.name = f"broken-{how}"
         self.how = how
 
-    def choose(
-        self,
-        game: Game[Any],
-        state: GameState[Any],
-        seat: int,
-        stream: DrawStream,
-        budget: Budget = UNBOUNDED,
-    ) -> Action:
+    def decide(self, decision: Decision) -> Action:
         if self.how == "crash":
             raise RuntimeError("a bug in the bot")
         if self.how == "stuck":
             raise AssertionError("a stuck bot never answers: its worker records it")
-        return game.rules.parse_action({"type": "retire"})  # not legal in Arktia's opening
+        # not legal in Arktia's opening
+        return decision.game.rules.parse_action({"type": "retire"})
 
 
 class RecordingQueue:

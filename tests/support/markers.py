@@ -8,7 +8,6 @@ tests none of them marks, `make test` runs everything. The rules:
   tests/cluster ``cluster`` and ``processes``, under tests/faults ``processes``;
 * by fixture: a test that asks for a fixture starting processes (``PROCESS_FIXTURES``, even
   through another fixture) is ``processes``;
-* by name: ``BY_NAME`` marks a few tests in modules that mark nothing themselves.
 
 A test that starts processes itself (the floe CLI, a redis-server, ``floe run``) says so with
 ``@pytest.mark.processes``; ``slow`` is always written by hand, where ``--durations=0`` shows
@@ -38,14 +37,6 @@ PROCESS_FIXTURES = frozenset(
         "redis_cluster",  # six redis-servers (tests/cluster/conftest.py)
     }
 )
-#: Tests marked by node id (a prefix: a parametrized test's every case), in modules whose
-#: owners have not marked them: the fuzzing runs a minute in all, the client generator runs
-#: as a process.
-BY_NAME: dict[str, str] = {
-    "tests/e2e/test_fuzz_openapi.py::test_fuzzed_requests_answer_as_documented": "slow",
-    "tests/e2e/test_generated_client.py::test_the_spec_generates_a_client_": "processes",
-    "tests/e2e/test_generated_client.py::test_without_the_config_only_": "processes",
-}
 #: The xdist group of every test that runs Floe's services (floe run, gunicorn, workers, a
 #: cluster, Chromium): under ``--dist loadgroup`` (``make test``) they run one at a time on
 #: one worker, beside the other worker's in-process tests, and their session fixtures (the
@@ -58,10 +49,9 @@ def directory_of(path: Path) -> str:
     return path.relative_to(TESTS).parts[0] if path.is_relative_to(TESTS) else ""
 
 
-def marks_for(nodeid: str, path: Path, fixtures: Iterable[str]) -> tuple[set[str], bool]:
+def marks_for(path: Path, fixtures: Iterable[str]) -> tuple[set[str], bool]:
     """The marks the rules give a test, and whether it runs Floe's services."""
-    marks = {mark for prefix, mark in BY_NAME.items() if nodeid.startswith(prefix)}
-    marks.update(DIRECTORY_MARKS.get(directory_of(path), ()))
+    marks = set(DIRECTORY_MARKS.get(directory_of(path), ()))
     services = directory_of(path) in DIRECTORY_MARKS
     if PROCESS_FIXTURES.intersection(fixtures):
         marks.add("processes")

@@ -9,13 +9,9 @@ is found stuck, and the worker ends itself (``service.jobs.deadlines``).
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-from domain.ai import POLICIES, UNBOUNDED, Budget
-from domain.engine.game import Game
-from domain.engine.rng import DrawStream
+from domain.ai import POLICIES, Decision, Policy
 from domain.engine.rules import Action
-from domain.engine.types import GameState
 from service.bootstrap import build, build_worker
 from service.settings import Settings
 
@@ -23,19 +19,12 @@ from service.settings import Settings
 DEADLINE_SECONDS = 2.0
 
 
-class NeverChecks:
+class NeverChecks(Policy):
     """A policy that never looks at its budget: only its item's deadline can end it."""
 
     name = "never-checks"
 
-    def choose(
-        self,
-        game: Game[Any],
-        state: GameState[Any],
-        seat: int,
-        stream: DrawStream,
-        budget: Budget = UNBOUNDED,
-    ) -> Action:
+    def decide(self, decision: Decision) -> Action:
         spins = 0
         while True:  # pure Python, holding the GIL but for the interpreter's switches
             spins += 1

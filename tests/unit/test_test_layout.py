@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.markers import BY_NAME
-
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 BENCH = ROOT / "bench"
@@ -124,13 +122,6 @@ def test_every_support_module_says_what_it_offers() -> None:
         if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
     ]
     assert missing == []
-
-
-def test_every_test_marked_by_name_is_still_there() -> None:
-    """A rule of ``BY_NAME`` whose test was renamed or moved would mark nothing, silently."""
-    for prefix in BY_NAME:
-        path, name = prefix.split("::")
-        assert f"def {name}" in (ROOT / path).read_text(encoding="utf-8"), prefix
 
 
 def test_every_marker_is_registered_with_its_meaning() -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from domain.engine.errors import MalformedAction
-from domain.engine.parsing import action_type, int_pair
+from domain.engine.parsing import ActionTable, Field, int_pair
 from domain.engine.types import JSON
 from domain.games.arktia.hexes import Hex
 from domain.games.arktia.stacks import NEUTRAL, SIZES, Colour, Size
@@ -77,31 +77,6 @@ class Retire:
 
 ArktiaAction = Place | Move | KeepGroup | Melt | Retire
 
-_FIELDS: dict[str, frozenset[str]] = {
-    "place": frozenset({"size", "tile"}),
-    "move": frozenset({"from", "unit", "to"}),
-    "keep_group": frozenset({"colour", "tile"}),
-    "melt": frozenset({"tile"}),
-    "retire": frozenset(),
-}
-
-
-def parse_action(data: Mapping[str, Any]) -> ArktiaAction:
-    """The action ``data`` names, or ``MalformedAction`` naming the first field that is off."""
-    kind = action_type(data, _FIELDS)
-    if kind == "place":
-        return Place(size=_size(data["size"]), tile=_hex(data["tile"], "tile"))
-    if kind == "move":
-        unit = data["unit"]
-        if unit not in UNITS:
-            raise MalformedAction("invalid_field", f"unit must be one of {list(UNITS)}")
-        return Move(source=_hex(data["from"], "from"), unit=unit, target=_hex(data["to"], "to"))
-    if kind == "keep_group":
-        return KeepGroup(colour=_colour(data["colour"]), tile=_hex(data["tile"], "tile"))
-    if kind == "melt":
-        return Melt(tile=_hex(data["tile"], "tile"))
-    return Retire()
-
 
 def trusted_action(data: Mapping[str, Any]) -> ArktiaAction:
     """An action read back from the log, which ``parse_action`` already checked once.
@@ -122,15 +97,32 @@ def _hex(value: Any, name: str) -> Hex:
     return int_pair(value, name, "q, r")
 
 
-def _size(value: Any) -> Size:
+def _size(value: Any, name: str) -> Size:
     if value in SIZES:
         return str(value)
-    raise MalformedAction("invalid_field", f"size must be one of {list(SIZES)}")
+    raise MalformedAction("invalid_field", f"{name} must be one of {list(SIZES)}")
 
 
-def _colour(value: Any) -> Colour:
+def _unit(value: Any, name: str) -> str:
+    if value in UNITS:
+        return str(value)
+    raise MalformedAction("invalid_field", f"{name} must be one of {list(UNITS)}")
+
+
+def _colour(value: Any, name: str) -> Colour:
     if value == "neutral":
         return NEUTRAL
     if type(value) is int and 0 <= value < 16:
         return value
-    raise MalformedAction("invalid_field", "colour must be a seat number or 'neutral'")
+    raise MalformedAction("invalid_field", f"{name} must be a seat number or 'neutral'")
+
+
+ACTIONS: ActionTable[ArktiaAction] = ActionTable(
+    (Place, [Field("size", _size), Field("tile", _hex)]),
+    (Move, [Field("unit", _unit), Field("from", _hex, "source"), Field("to", _hex, "target")]),
+    (KeepGroup, [Field("colour", _colour), Field("tile", _hex)]),
+    (Melt, [Field("tile", _hex)]),
+    (Retire, []),
+)
+#: The action ``data`` names, or ``MalformedAction`` naming the first field that is off.
+parse_action = ACTIONS.parse

@@ -15,6 +15,7 @@ from domain.engine.errors import IllegalAction
 from domain.engine.rules import DeclaredRules, Draw
 from domain.engine.types import JSON, Event, GameCreated, Outcome
 from domain.games.arktia.actions import (
+    ACTIONS,
     ArktiaAction,
     KeepGroup,
     Melt,
@@ -149,7 +150,7 @@ class ArktiaRules(DeclaredRules):
     # ----- evolving -----------------------------------------------------------------------
 
     def evolve(self, board: ArktiaBoard, event: Event) -> ArktiaBoard:
-        if event.type not in ("place", "move", "retire", "keep_group", "melt"):
+        if event.type not in ACTIONS.types:
             return board  # no other event changes an Arktia board
         action = trusted_action(event.data["action"])
         seat = event.actor if isinstance(event.actor, int) else board.current or 0

@@ -19,18 +19,7 @@ from xml.sax.saxutils import escape
 
 from domain.engine.game import Scene
 from domain.games.arktia.text import ENDED, PHASES, SIZE_WORDS, last_move, moved_tiles, result
-from domain.pictures.svg import (
-    HEADER,
-    MARK,
-    caption,
-    document,
-    el,
-    group,
-    num,
-    paragraph,
-    seat_colour,
-    text,
-)
+from domain.pictures import svg as draw
 from domain.pictures.words import humanize
 
 R = 44.0  # hex circumradius
@@ -50,29 +39,29 @@ def _centre(q: int, r: int) -> tuple[float, float]:
 def _hex_points(cx: float, cy: float, radius: float) -> str:
     corners = (math.radians(60 * i - 30) for i in range(6))
     return " ".join(
-        f"{num(cx + radius * math.cos(a))},{num(cy + radius * math.sin(a))}" for a in corners
+        f"{draw.num(cx + radius * math.cos(a))},{draw.num(cy + radius * math.sin(a))}"
+        for a in corners
     )
 
 
 def _piece(cx: float, cy: float, piece: Mapping[str, Any]) -> str:
     size = str(piece["size"])
-    colour = seat_colour(piece["colour"])
+    colour = draw.seat_colour(piece["colour"])
     radius = RADII.get(size, 0.3) * R
-    attrs: dict[str, object] = {"class": f"piece {size}", "cx": cx, "cy": cy, "r": radius}
     if size == "T":
-        attrs.update(fill="none", stroke=colour, stroke_width=RING * R)
+        look: dict[str, object] = {"fill": "none", "stroke": colour, "stroke_width": RING * R}
     else:
-        attrs.update(fill=colour, stroke="#ffffff", stroke_width=1.5)
-    return el("circle", attrs)
+        look = {"fill": colour, "stroke": "#ffffff", "stroke_width": 1.5}
+    return draw.circle(cx, cy, radius, class_=f"piece {size}", **look)
 
 
 def _stack(cx: float, cy: float, stack: Mapping[str, Any], scene: Scene) -> str:
     order = sorted(stack["pieces"], key=lambda p: -RADII.get(str(p["size"]), 0.0))
     owner = "neutral" if stack["controller"] == "neutral" else scene.name(stack["controller"])
     tip = f"form {stack['form']}, controlled by {owner}"
-    return group(
+    return draw.group(
         "stack",
-        [el("title", {}, escape(tip)), *(_piece(cx, cy, p) for p in order)],
+        [draw.el("title", {}, escape(tip)), *(_piece(cx, cy, p) for p in order)],
         data_form=stack["form"],
     )
 
@@ -101,44 +90,47 @@ def _seat_line(scene: Scene, player: Mapping[str, Any]) -> str:
 def _legend(scene: Scene, top: float, width: float) -> tuple[list[str], float]:
     state = scene.view
     phase = PHASES.get(state["phase"], humanize(state["phase"]))
-    rows, y = paragraph(
+    rows, y = draw.paragraph(
         MARGIN, top, width, f"{phase} · turn {state['turn']} of {state['turn_limit']}"
     )
     for player in state["players"]:
         seat = player["seat"]
-        swatch = el(
-            "rect", {"x": MARGIN, "y": y - 11, "width": 12, "height": 12, "fill": seat_colour(seat)}
-        )
-        lines, y = paragraph(MARGIN + 18, y, width - 18, _seat_line(scene, player))
-        rows.append(group("legend", [swatch, *lines], data_seat=seat))
+        swatch = draw.rect(MARGIN, y - 11, 12, 12, fill=draw.seat_colour(seat))
+        line = _seat_line(scene, player)
+        row, y = draw.seat_row(swatch, MARGIN + 18, y, width - 18, line, seat, cls="legend")
+        rows.append(row)
     return rows, y
 
 
 def _size_key(top: float) -> tuple[list[str], float]:
     """The three sizes drawn as on the board, named, then what outlines mean."""
-    out: list[str] = [text(MARGIN, top, "Sizes:", font_size=13, font_weight="bold")]
+    out: list[str] = [draw.text(MARGIN, top, "Sizes:", font_size=13, font_weight="bold")]
     top += 24
     for i, (size, words) in enumerate(SIZE_WORDS):
         x = MARGIN + 200 * i
         cx, cy = x + 12, top - 5
         radius = RADII[size] * 26
-        attrs: dict[str, object] = {"class": "size-key", "cx": cx, "cy": cy, "r": radius}
         if size == "T":
-            attrs.update(fill="none", stroke="#555555", stroke_width=RING * 26)
+            look: dict[str, object] = {
+                "fill": "none",
+                "stroke": "#555555",
+                "stroke_width": RING * 26,
+            }
         else:
-            attrs.update(fill="#555555")
-        out += [el("circle", attrs), text(x + 30, top, f"{size} {words}", font_size=13)]
+            look = {"fill": "#555555"}
+        shape = draw.circle(cx, cy, radius, class_="size-key", **look)
+        out += [shape, draw.text(x + 30, top, f"{size} {words}", font_size=13)]
     y = top + 24
     notes = (
         "grey: neutral · hex outline: who controls it · dashed: melted · q,r: the hex"
         " [q, r] that actions name"
     )
-    lines, y = paragraph(MARGIN, y, MIN_WIDTH - 2 * MARGIN, notes, 12, fill="#444444")
-    return [group("size-legend", [*out, *lines])], y
+    lines, y = draw.footnote(MARGIN, y, MIN_WIDTH - 2 * MARGIN, notes, 12)
+    return [draw.group("size-legend", [*out, *lines])], y
 
 
 def _label(cx: float, cy: float, q: int, r: int) -> str:
-    return text(
+    return draw.text(
         cx,
         cy + 0.66 * R,
         f"{q},{r}",
@@ -162,7 +154,7 @@ def render(scene: Scene) -> str:
     board_h = max(y for _, y in centres) + half_h - min_y
     width = max(board_w + 2 * MARGIN, MIN_WIDTH)
     dx = (width - board_w) / 2 - min_x
-    dy = HEADER + MARGIN - min_y
+    dy = draw.HEADER + MARGIN - min_y
 
     def at(tile: Any) -> tuple[float, float]:
         x, y = _centre(int(tile[0]), int(tile[1]))
@@ -172,7 +164,7 @@ def render(scene: Scene) -> str:
     body: list[str] = []
     for q, r in holes:
         body.append(
-            el(
+            draw.el(
                 "polygon",
                 {
                     "class": "hole",
@@ -196,24 +188,24 @@ def render(scene: Scene) -> str:
             attrs.update(
                 {
                     "class": "tile controlled",
-                    "stroke": seat_colour(owner),
+                    "stroke": draw.seat_colour(owner),
                     "stroke_width": 3.5,
                     "data_controller": owner,
                 }
             )
-        body.append(el("polygon", attrs))
+        body.append(draw.el("polygon", attrs))
     body.extend(_label(*at((q, r)), q, r) for q, r in sorted(tiles + holes))
     for stack in state["stacks"]:
         x, y = at(stack["tile"])
         body.append(_stack(x, y - LIFT, stack, scene))
     body.extend(
-        el(
+        draw.el(
             "polygon",
             {
                 "class": "moved",
                 "points": _hex_points(*at(tile), R - 6),
                 "fill": "none",
-                "stroke": MARK,
+                "stroke": draw.MARK,
                 "stroke_width": 3,
                 "stroke_dasharray": "7 4",
             },
@@ -222,11 +214,11 @@ def render(scene: Scene) -> str:
         if tile in set(tiles) | set(holes)
     )
     inner = width - 2 * MARGIN
-    top = HEADER + 2 * MARGIN + board_h + 10
-    said, top = caption(MARGIN, top, inner, outcome=result(scene), move=last_move(scene))
+    top = draw.HEADER + 2 * MARGIN + board_h + 10
+    said, top = draw.caption(MARGIN, top, inner, outcome=result(scene), move=last_move(scene))
     body.extend(said)
     legend, top = _legend(scene, top + (6 if said else 0), inner)
     body.extend(legend)
     key, top = _size_key(top + 12)
     body.extend(key)
-    return document(width, top + MARGIN - 8, scene.title, body)
+    return draw.document(width, top + MARGIN - 8, scene.title, body)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.engine.game import Scene
-from domain.pictures.text import paint
+from domain.pictures.text import caption, paint
 from domain.pictures.words import humanize, move_line, outcome_line, pair, wrap_all
 
 CELL = 8  # characters per hex; rows shift by half of it
@@ -50,8 +50,9 @@ def colour_name(scene: Scene, colour: object) -> str:
     return "neutral" if colour == "neutral" else scene.name(colour)
 
 
-def describe(scene: Scene, action: Mapping[str, Any]) -> str:
-    """An Arktia action in words, naming tiles as the action does: ``place T at [0, 0]``."""
+def describe(scene: Scene, action: Mapping[str, Any]) -> str | None:
+    """An Arktia action in words, naming tiles as the action does: ``place T at [0, 0]``
+    (None for a type it has no words for: ``move_line`` says its type)."""
     kind = action.get("type")
     if kind == "place":
         size = str(action.get("size"))
@@ -67,7 +68,7 @@ def describe(scene: Scene, action: Mapping[str, Any]) -> str:
         return f"melt {pair(action['tile'])}"
     if kind == "retire":
         return "retire"
-    return humanize(kind)
+    return None
 
 
 def moved_tiles(scene: Scene) -> set[tuple[int, int]]:
@@ -159,10 +160,7 @@ def render(scene: Scene, colour: bool) -> list[str]:
     head = f"Arktia: {phase}, turn {state['turn']} of {state['turn_limit']}"
     if current is not None and state["phase"] != "over":
         head += ", to move: " + paint(scene.name(current), current, colour)
-    lines = [head]
-    outcome, move = result(scene), last_move(scene)
-    lines += [f"Result: {outcome}"] if outcome else []
-    lines += [f"Last move: {move}"] if move else []
+    lines = [head, *caption(result(scene), last_move(scene))]
     lines += ["", *_map(scene, colour), ""]
     lines += [
         "key: under each hex its q,r (actions name it [q, r]); < > the last move;",

@@ -10,12 +10,11 @@ MoveShip(ship=3, path=((4, 0), (5, 0)))
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from domain.engine.errors import MalformedAction
-from domain.engine.parsing import action_type, int_pair
+from domain.engine.parsing import ActionTable, Field, int_pair
 from domain.engine.types import JSON
 from domain.games.ice_breakers.geometry import Cell
 
@@ -96,42 +95,11 @@ class Pass:
 
 IceBreakersAction = PlayPower | Boost | CashAb2 | Clear | MoveShip | Give | EndTurn | Pass
 
-_FIELDS: dict[str, frozenset[str]] = {
-    "play_power": frozenset({"card"}),
-    "boost": frozenset({"card"}),
-    "cash_ab2": frozenset({"card"}),
-    "clear": frozenset({"cell"}),
-    "move_ship": frozenset({"ship", "path"}),
-    "give": frozenset({"card", "to"}),
-    "end_turn": frozenset(),
-    "pass": frozenset(),
-}
 
-
-def parse_action(data: Mapping[str, Any]) -> IceBreakersAction:
-    """The action ``data`` names, or ``MalformedAction`` naming the first field that is off."""
-    kind = action_type(data, _FIELDS)
-    if kind == "play_power":
-        return PlayPower(_card(data["card"]))
-    if kind == "boost":
-        return Boost(_card(data["card"]))
-    if kind == "cash_ab2":
-        return CashAb2(_card(data["card"]))
-    if kind == "clear":
-        return Clear(int_pair(data["cell"], "cell"))
-    if kind == "move_ship":
-        return MoveShip(_int(data["ship"], "ship"), _path(data["path"]))
-    if kind == "give":
-        return Give(_card(data["card"]), _int(data["to"], "to"))
-    if kind == "end_turn":
-        return EndTurn()
-    return Pass()
-
-
-def _card(value: Any) -> str:
+def _card(value: Any, name: str) -> str:
     if isinstance(value, str) and 0 < len(value) <= 16:
         return value
-    raise MalformedAction("invalid_field", "card must be a card id such as 'c07'")
+    raise MalformedAction("invalid_field", f"{name} must be a card id such as 'c07'")
 
 
 def _int(value: Any, name: str) -> int:
@@ -140,9 +108,23 @@ def _int(value: Any, name: str) -> int:
     raise MalformedAction("invalid_field", f"{name} must be an integer")
 
 
-def _path(value: Any) -> tuple[Cell, ...]:
+def _path(value: Any, name: str) -> tuple[Cell, ...]:
     if not isinstance(value, list) or not 0 < len(value) <= MAX_PATH:
         raise MalformedAction(
-            "invalid_field", f"path must be a list of 1 to {MAX_PATH} cells [[x, y], ...]"
+            "invalid_field", f"{name} must be a list of 1 to {MAX_PATH} cells [[x, y], ...]"
         )
     return tuple(int_pair(cell, "each path cell") for cell in value)
+
+
+ACTIONS: ActionTable[IceBreakersAction] = ActionTable(
+    (PlayPower, [Field("card", _card)]),
+    (Boost, [Field("card", _card)]),
+    (CashAb2, [Field("card", _card)]),
+    (Clear, [Field("cell", int_pair)]),
+    (MoveShip, [Field("ship", _int), Field("path", _path)]),
+    (Give, [Field("card", _card), Field("to", _int)]),
+    (EndTurn, []),
+    (Pass, []),
+)
+#: The action ``data`` names, or ``MalformedAction`` naming the first field that is off.
+parse_action = ACTIONS.parse

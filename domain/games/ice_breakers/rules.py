@@ -14,6 +14,7 @@ from domain.engine.rules import DeclaredRules, Draw
 from domain.engine.types import JSON, RANDOM, Event, GameCreated, Outcome
 from domain.games.ice_breakers import turns
 from domain.games.ice_breakers.actions import (
+    ACTIONS,
     Boost,
     CashAb2,
     Clear,
@@ -33,10 +34,6 @@ from domain.games.ice_breakers.setup import read_options, remaining_cards, ships
 from domain.games.ice_breakers.view import board_view, pending_view
 
 __all__ = ["ICE_BREAKERS", "IceBreakersRules"]
-
-_ACTION_TYPES = frozenset(
-    {"play_power", "boost", "cash_ab2", "clear", "move_ship", "give", "end_turn", "pass"}
-)
 
 
 class IceBreakersRules(DeclaredRules):
@@ -144,7 +141,7 @@ class IceBreakersRules(DeclaredRules):
             if label == "ab2":
                 return turns.ab2_draw(board, int(outcome))
             return turns.setup_draw(board, str(label), outcome)
-        if event.type not in _ACTION_TYPES or not isinstance(event.actor, int):
+        if event.type not in ACTIONS.types or not isinstance(event.actor, int):
             return board
         if board.phase != "play":
             return board

@@ -27,48 +27,39 @@ from domain.games.ice_breakers.text import (
     pending_words,
     report,
     result,
+    where,
 )
-from domain.pictures.svg import (
-    HEADER,
-    MARK,
-    caption,
-    document,
-    el,
-    group,
-    paragraph,
-    seat_colour,
-    text,
-)
-from domain.pictures.words import humanize, pair
+from domain.pictures import svg as draw
+from domain.pictures.words import humanize
 
 WIDTH, HEIGHT = 13, 10  # the fixed map's size in cells
 CELL = 44.0
 MARGIN = 16.0
 AXIS = 22.0  # room for the column and row numbers
 ICE, WATER, LAND = "#d6eef8", "#1d5a86", "#cdbb8e"
+#: What the picture's signs mean, under the seats.
+KEY = (
+    "Light: ice (its value) · dark: water (the value a forecast re-freezes) · sand: land"
+    " · Hn: ship n's harbor (a badge: cards waiting there) · a red ring: a ship pinned"
+    " in ice · cells are [x, y]"
+)
 
 
 def _cell_xy(cell: Any) -> tuple[float, float]:
-    return (MARGIN + AXIS + int(cell[0]) * CELL, HEADER + MARGIN + AXIS + int(cell[1]) * CELL)
+    return (MARGIN + AXIS + int(cell[0]) * CELL, draw.HEADER + MARGIN + AXIS + int(cell[1]) * CELL)
+
+
+def _square(x: float, y: float, fill: str, stroke: str, **attrs: Any) -> str:
+    """A cell's rounded square, 1 inside the cell at (``x``, ``y``)."""
+    return draw.rect(x + 1, y + 1, CELL - 2, CELL - 2, rx=3, fill=fill, stroke=stroke, **attrs)
 
 
 def _channel(channel: Mapping[str, Any]) -> str:
     x, y = _cell_xy(channel["cell"])
     water = channel["side"] == "water"
     parts = [
-        el(
-            "rect",
-            {
-                "x": x + 1,
-                "y": y + 1,
-                "width": CELL - 2,
-                "height": CELL - 2,
-                "rx": 3,
-                "fill": WATER if water else ICE,
-                "stroke": "#7fb2cf",
-            },
-        ),
-        text(
+        _square(x, y, WATER if water else ICE, "#7fb2cf"),
+        draw.text(
             x + 6,
             y + 15,
             channel["value"],
@@ -78,7 +69,7 @@ def _channel(channel: Mapping[str, Any]) -> str:
             fill="#ffffff" if water else "#1d5a86",
         ),
     ]
-    return group(f"cell {'water' if water else 'ice'}", parts)
+    return draw.group(f"cell {'water' if water else 'ice'}", parts)
 
 
 def _harbor(dest: Mapping[str, Any]) -> str:
@@ -86,20 +77,10 @@ def _harbor(dest: Mapping[str, Any]) -> str:
     done = bool(dest["delivered"])
     large = dest["size"] == "large"
     parts = [
-        el(
-            "rect",
-            {
-                "x": x + 1,
-                "y": y + 1,
-                "width": CELL - 2,
-                "height": CELL - 2,
-                "rx": 3,
-                "fill": "#b7b7b7" if done else "#f4e1b0",
-                "stroke": "#7a5b1e",
-                "stroke_width": 3 if large else 1.5,
-            },
+        _square(
+            x, y, "#b7b7b7" if done else "#f4e1b0", "#7a5b1e", stroke_width=3 if large else 1.5
         ),
-        text(
+        draw.text(
             x + 4,
             y + 13,
             f"H{dest['destination']}",
@@ -110,14 +91,9 @@ def _harbor(dest: Mapping[str, Any]) -> str:
         ),
     ]
     if dest["cards"]:  # a badge: how many cards wait here
+        parts.append(draw.circle(x + CELL - 9, y + 10, 7, fill="#5a4312", stroke="none"))
         parts.append(
-            el(
-                "circle",
-                {"cx": x + CELL - 9, "cy": y + 10, "r": 7, "fill": "#5a4312", "stroke": "none"},
-            )
-        )
-        parts.append(
-            text(
+            draw.text(
                 x + CELL - 9,
                 y + 13.5,
                 len(dest["cards"]),
@@ -129,7 +105,7 @@ def _harbor(dest: Mapping[str, Any]) -> str:
             )
         )
     cls = f"harbor{' large' if large else ''}{' delivered' if done else ''}"
-    return group(cls, parts, data_destination=dest["destination"])
+    return draw.group(cls, parts, data_destination=dest["destination"])
 
 
 def _ships(ships: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -146,18 +122,15 @@ def _ships(ships: Iterable[Mapping[str, Any]]) -> list[str]:
             cy = y + CELL / 2 + 5
             pinned = bool(ship["pinned"])
             parts = [
-                el(
-                    "circle",
-                    {
-                        "cx": cx,
-                        "cy": cy,
-                        "r": radius,
-                        "fill": "#ffd54f",
-                        "stroke": "#c62828" if pinned else "#222222",
-                        "stroke_width": 3 if pinned else 1.5,
-                    },
+                draw.circle(
+                    cx,
+                    cy,
+                    radius,
+                    fill="#ffd54f",
+                    stroke="#c62828" if pinned else "#222222",
+                    stroke_width=3 if pinned else 1.5,
                 ),
-                text(
+                draw.text(
                     cx,
                     cy + 4,
                     ship["ship"],
@@ -168,20 +141,10 @@ def _ships(ships: Iterable[Mapping[str, Any]]) -> list[str]:
                 ),
             ]
             if pinned:
-                parts.append(
-                    el(
-                        "circle",
-                        {
-                            "class": "pin",
-                            "cx": cx + radius - 1,
-                            "cy": cy - radius + 1,
-                            "r": 3.5,
-                            "fill": "#c62828",
-                        },
-                    )
-                )
+                pin = (cx + radius - 1, cy - radius + 1, 3.5)
+                parts.append(draw.circle(*pin, class_="pin", fill="#c62828"))
             cls = f"ship{' pinned' if pinned else ''}"
-            out.append(group(cls, parts, data_ship=ship["ship"]))
+            out.append(draw.group(cls, parts, data_ship=ship["ship"]))
     return out
 
 
@@ -191,12 +154,14 @@ def _axes() -> list[str]:
     for x in range(WIDTH):
         cx, top = _cell_xy((x, 0))
         out.append(
-            text(cx + CELL / 2, top - 7, x, class_="coord", text_anchor="middle", font_size=11)
+            draw.text(cx + CELL / 2, top - 7, x, class_="coord", text_anchor="middle", font_size=11)
         )
     for y in range(HEIGHT):
         left, cy = _cell_xy((0, y))
         out.append(
-            text(left - 6, cy + CELL / 2 + 4, y, class_="coord", text_anchor="end", font_size=11)
+            draw.text(
+                left - 6, cy + CELL / 2 + 4, y, class_="coord", text_anchor="end", font_size=11
+            )
         )
     return out
 
@@ -204,55 +169,25 @@ def _axes() -> list[str]:
 def _marks(scene: Scene) -> list[str]:
     """Outlines on the cells the last move names, and the ship's course through them."""
     cells = [c for c in moved_cells(scene) if 0 <= c[0] < WIDTH and 0 <= c[1] < HEIGHT]
-    out = []
-    for cell in cells:
-        x, y = _cell_xy(cell)
-        box = {"x": x + 3, "y": y + 3, "width": CELL - 6, "height": CELL - 6, "rx": 4}
-        halo = {"class": "halo", **box, "fill": "none", "stroke": "#ffffff", "stroke_width": 5}
-        out.append(el("rect", halo))
-        out.append(
-            el(
-                "rect",
-                {
-                    "class": "moved",
-                    "x": x + 3,
-                    "y": y + 3,
-                    "width": CELL - 6,
-                    "height": CELL - 6,
-                    "rx": 4,
-                    "fill": "none",
-                    "stroke": MARK,
-                    "stroke_width": 3,
-                    "stroke_dasharray": "6 3",
-                },
-            )
-        )
+    out = [mark for cell in cells for mark in draw.marked(*_cell_xy(cell), CELL)]
     if len(cells) > 1:
         points = " ".join(
             f"{_cell_xy(c)[0] + CELL / 2:.1f},{_cell_xy(c)[1] + CELL / 2:.1f}" for c in cells
         )
         out.append(
-            el(
+            draw.el(
                 "polyline",
                 {
                     "class": "course",
                     "points": points,
                     "fill": "none",
-                    "stroke": MARK,
+                    "stroke": draw.MARK,
                     "stroke_width": 2,
                     "stroke_opacity": 0.6,
                 },
             )
         )
     return out
-
-
-def _where(ship: Mapping[str, Any]) -> str:
-    if ship["delivered"]:
-        return f"{ship['ship']} delivered"
-    if ship["cell"] is None:
-        return f"{ship['ship']} off the map"
-    return f"{ship['ship']} at {pair(ship['cell'])}{' (pinned)' if ship['pinned'] else ''}"
 
 
 def _panel_lines(scene: Scene) -> list[tuple[str, object]]:
@@ -291,7 +226,7 @@ def _panel_lines(scene: Scene) -> list[tuple[str, object]]:
         if d["in_play"] and not d["delivered"] and d["cards"]
     ]
     lines.append((f"Rewards waiting at harbors: {'; '.join(waiting) or 'none'}", None))
-    lines.append(("Ships: " + ", ".join(_where(s) for s in state["ships"]), None))
+    lines.append(("Ships: " + ", ".join(where(s, " (pinned)") for s in state["ships"]), None))
     if "report_stack" in state:
         stack = " ".join(report(r) for r in state["report_stack"])
         lines.append((f"Ice reports, in order: {stack}", None))
@@ -299,29 +234,21 @@ def _panel_lines(scene: Scene) -> list[tuple[str, object]]:
 
 
 def _panel(scene: Scene, top: float, width: float) -> tuple[list[str], float]:
-    out, y = caption(MARGIN, top, width, outcome=result(scene), move=last_move(scene))
-    note = pending_words(scene)
-    if note:
-        rows, y = paragraph(MARGIN, y, width, f"Now: {note}", fill="#8a6d00", class_="pending")
-        out += rows
+    out, y = draw.caption(
+        MARGIN, top, width, outcome=result(scene), move=last_move(scene), now=pending_words(scene)
+    )
     y += 6
     for line, seat in _panel_lines(scene):
         if seat is None:
-            rows, y = paragraph(MARGIN, y, width, line, 12, class_="info")
+            rows, y = draw.paragraph(MARGIN, y, width, line, 12, class_="info")
             out += rows
             continue
-        swatch = el(
-            "rect",
-            {"x": MARGIN, "y": y - 10, "width": 10, "height": 10, "fill": seat_colour(seat)},
+        swatch = draw.rect(MARGIN, y - 10, 10, 10, fill=draw.seat_colour(seat))
+        row, y = draw.seat_row(
+            swatch, MARGIN + 14, y, width - 14, line, seat, cls="hand", font_size=12
         )
-        rows, y = paragraph(MARGIN + 14, y, width - 14, line, 12)
-        out.append(group("hand", [swatch, *rows], data_seat=seat))
-    key = (
-        "Light: ice (its value) · dark: water (the value a forecast re-freezes) · sand: land"
-        " · Hn: ship n's harbor (a badge: cards waiting there) · a red ring: a ship pinned"
-        " in ice · cells are [x, y]"
-    )
-    rows, y = paragraph(MARGIN, y + 4, width, key, 11, fill="#444444")
+        out.append(row)
+    rows, y = draw.footnote(MARGIN, y + 4, width, KEY, 11)
     return [*out, *rows], y
 
 
@@ -329,20 +256,8 @@ def render(scene: Scene) -> str:
     """The SVG for an Ice Breakers scene."""
     state = scene.view
     left, top = _cell_xy((0, 0))
-    body = [
-        el(
-            "rect",
-            {
-                "class": "land",
-                "x": left,
-                "y": top,
-                "width": WIDTH * CELL,
-                "height": HEIGHT * CELL,
-                "fill": LAND,
-            },
-        ),
-        *_axes(),
-    ]
+    land = draw.rect(left, top, WIDTH * CELL, HEIGHT * CELL, class_="land", fill=LAND)
+    body = [land, *_axes()]
     body.extend(_channel(c) for c in state["channels"])
     body.extend(_harbor(d) for d in state["destinations"])
     body.extend(_ships(state["ships"]))
@@ -350,4 +265,4 @@ def render(scene: Scene) -> str:
     width = WIDTH * CELL + AXIS + 2 * MARGIN
     panel, bottom = _panel(scene, top + HEIGHT * CELL + MARGIN + 14, width - 2 * MARGIN)
     body.extend(panel)
-    return document(width, bottom + MARGIN - 8, scene.title, body)
+    return draw.document(width, bottom + MARGIN - 8, scene.title, body)

@@ -19,8 +19,16 @@ from typing import Any
 
 from domain.engine.game import Scene
 from domain.games.ice_breakers.cards import CARD_SET, card_json
-from domain.pictures.text import dim, paint
-from domain.pictures.words import humanize, listing, move_line, outcome_line, pair, wrap_all
+from domain.pictures.text import caption, dim, paint
+from domain.pictures.words import (
+    humanize,
+    listing,
+    move_line,
+    outcome_line,
+    pair,
+    pending_line,
+    wrap_all,
+)
 
 WIDTH, HEIGHT, CELL = 13, 10, 4
 PHASES = {
@@ -64,8 +72,9 @@ def report(values: Iterable[int]) -> str:
     return "+".join(str(v) for v in numbers) if numbers else "mild"
 
 
-def describe(scene: Scene, action: Mapping[str, Any]) -> str:
-    """An Ice Breakers action in words, naming cells and cards as the action does."""
+def describe(scene: Scene, action: Mapping[str, Any]) -> str | None:
+    """An Ice Breakers action in words, naming cells and cards as the action does (None for
+    a type it has no words for: ``move_line`` says its type)."""
     t = action.get("type")
     if t == "play_power":
         return f"play Power card {card_id(action.get('card'))}"
@@ -88,7 +97,7 @@ def describe(scene: Scene, action: Mapping[str, Any]) -> str:
         return "end the turn"
     if t == "pass":
         return "pass"
-    return humanize(t)
+    return None
 
 
 def moved_cells(scene: Scene) -> list[tuple[int, int]]:
@@ -117,16 +126,16 @@ def result(scene: Scene) -> str | None:
 
 def pending_words(scene: Scene) -> str | None:
     """What must happen before play goes on, in words, or None."""
-    pending = scene.view.get("pending")
-    if not pending:
-        return None
-    who = scene.name(pending.get("seat"))
+    return pending_line(scene, _owed)
+
+
+def _owed(who: str, pending: Mapping[str, Any]) -> str | None:
     if pending["type"] == "give":
         waiting = listing(card(c) for c in pending.get("cards", []))
         return f"{who} gives out {waiting}, one card at a time, to any seat"
     if pending["type"] == "ab2_draw":
         return f"{who} draws {pending.get('draws_left')} more card(s) for the Auto-Ballast"
-    return f"{who} owes a decision ({humanize(pending['type'])})"
+    return None
 
 
 def _ships(ships: list[int], pinned: set[int]) -> str:
@@ -167,12 +176,14 @@ def _map(state: Mapping[str, Any], colour: bool) -> list[str]:
     return lines
 
 
-def _where(ship: Mapping[str, Any]) -> str:
+def where(ship: Mapping[str, Any], pinned: str) -> str:
+    """Where a ship is, in words: delivered, off the map, or at a cell (then ``pinned``
+    when it is pinned in ice)."""
     if ship["delivered"]:
         return f"{ship['ship']} delivered"
     if ship["cell"] is None:
         return f"{ship['ship']} off the map"
-    return f"{ship['ship']} at {pair(ship['cell'])}" + (" pinned" if ship["pinned"] else "")
+    return f"{ship['ship']} at {pair(ship['cell'])}" + (pinned if ship["pinned"] else "")
 
 
 def _destinations(state: Mapping[str, Any]) -> list[str]:
@@ -195,11 +206,7 @@ def render(scene: Scene, colour: bool) -> list[str]:
         head += ", to move: " + paint(scene.name(current), current, colour)
     if state.get("passes_in_a_row"):
         head += f", passes in a row {state['passes_in_a_row']}"
-    lines = [head]
-    outcome, move, pending = result(scene), last_move(scene), pending_words(scene)
-    lines += [f"Result: {outcome}"] if outcome else []
-    lines += [f"Last move: {move}"] if move else []
-    lines += [f"Now: {pending}"] if pending else []
+    lines = [head, *caption(result(scene), last_move(scene), pending_words(scene))]
     lines += ["", *_map(state, colour), ""]
     lines.append(
         "key: ' n ' ice of value n, ~n~ water, #### land, Hn harbor of ship n, Sn ship n"
@@ -213,7 +220,7 @@ def render(scene: Scene, colour: bool) -> list[str]:
     if state.get("report_stack") is not None:
         stack = " ".join(report(r) for r in state["report_stack"])
         lines.append(f"ice reports, in order: {stack}")
-    lines.append("ships: " + ", ".join(_where(s) for s in state["ships"]))
+    lines.append("ships: " + ", ".join(where(s, " pinned") for s in state["ships"]))
     lines.extend(_destinations(state))
     lines.append(f"row: {cards(state['row'])}; discard pile: {len(state['discard'])} cards")
     winners = (scene.outcome or {}).get("winners", [])

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from domain.engine.errors import MalformedAction
-from domain.engine.parsing import action_type, int_pair
+from domain.engine.parsing import ActionTable, Field, int_pair
 from domain.engine.types import JSON
 from domain.games.iceberg.geometry import Pos, Square, Tile
 
@@ -85,34 +85,6 @@ class KeepGroup:
 
 IcebergAction = PlaceStart | Play | Move | Flip | Roll | RemoveTile | KeepGroup
 
-_FIELDS: dict[str, frozenset[str]] = {
-    "place_start": frozenset({"square"}),
-    "play": frozenset({"to"}),
-    "move": frozenset({"from", "to"}),
-    "flip": frozenset({"tile"}),
-    "roll": frozenset(),
-    "remove_tile": frozenset({"tile"}),
-    "keep_group": frozenset({"tile"}),
-}
-
-
-def parse_action(data: Mapping[str, Any]) -> IcebergAction:
-    """The action ``data`` names, or ``MalformedAction`` naming the first field that is off."""
-    kind = action_type(data, _FIELDS)
-    if kind == "place_start":
-        return PlaceStart(int_pair(data["square"], "square"))
-    if kind == "play":
-        return Play(_position(data["to"], "to"))
-    if kind == "move":
-        return Move(_position(data["from"], "from"), _position(data["to"], "to"))
-    if kind == "flip":
-        return Flip(int_pair(data["tile"], "tile"))
-    if kind == "remove_tile":
-        return RemoveTile(int_pair(data["tile"], "tile"))
-    if kind == "keep_group":
-        return KeepGroup(int_pair(data["tile"], "tile"))
-    return Roll()
-
 
 def _position(value: Any, name: str) -> Pos:
     if isinstance(value, Mapping) and len(value) == 1:
@@ -123,3 +95,16 @@ def _position(value: Any, name: str) -> Pos:
     raise MalformedAction(
         "invalid_field", f'{name} must be {{"square": [sx, sy]}} or {{"tile": [tx, ty]}}'
     )
+
+
+ACTIONS: ActionTable[IcebergAction] = ActionTable(
+    (PlaceStart, [Field("square", int_pair)]),
+    (Play, [Field("to", _position, "target")]),
+    (Move, [Field("from", _position, "source"), Field("to", _position, "target")]),
+    (Flip, [Field("tile", int_pair)]),
+    (Roll, []),
+    (RemoveTile, [Field("tile", int_pair)]),
+    (KeepGroup, [Field("tile", int_pair)]),
+)
+#: The action ``data`` names, or ``MalformedAction`` naming the first field that is off.
+parse_action = ACTIONS.parse

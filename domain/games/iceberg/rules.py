@@ -35,6 +35,7 @@ from domain.engine.rules import DeclaredRules, Draw
 from domain.engine.types import JSON, RANDOM, Event, GameCreated, Outcome
 from domain.games.iceberg import turns
 from domain.games.iceberg.actions import (
+    ACTIONS,
     Flip,
     IcebergAction,
     KeepGroup,
@@ -52,10 +53,6 @@ from domain.games.iceberg.setup import read_options
 from domain.games.iceberg.view import board_view, pending_view
 
 __all__ = ["ICEBERG", "IcebergRules"]
-
-_ACTION_TYPES = frozenset(
-    {"place_start", "play", "move", "flip", "roll", "remove_tile", "keep_group"}
-)
 
 
 class IcebergRules(DeclaredRules):
@@ -154,7 +151,7 @@ class IcebergRules(DeclaredRules):
             if label == "die" and board.rolling:
                 return turns.roll_die(board, int(outcome))
             return board
-        if event.type not in _ACTION_TYPES or not isinstance(event.actor, int):
+        if event.type not in ACTIONS.types or not isinstance(event.actor, int):
             return board  # no other event changes an Iceberg board
         return turns.act(board, event.actor, parse_action(event.data["action"]))
 

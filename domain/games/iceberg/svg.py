@@ -18,17 +18,7 @@ from typing import Any
 
 from domain.engine.game import Scene
 from domain.games.iceberg.text import PHASES, last_move, moved, pending_words, result
-from domain.pictures.svg import (
-    HEADER,
-    MARK,
-    caption,
-    document,
-    el,
-    group,
-    paragraph,
-    seat_colour,
-    text,
-)
+from domain.pictures import svg as draw
 from domain.pictures.words import humanize
 
 CELL = 44.0  # one square; a tile is 2×2 squares
@@ -41,79 +31,73 @@ WIDTH = 580.0
 SUITS = ("suns", "moons", "crowns", "arms")
 SYMBOLS = {"suns": "☀", "moons": "☾", "crowns": "♛", "arms": "⚔"}
 SEA = "#2f6f9f"
+#: The outline of the tiles a pending choice is between.
+GOLD = "#ffd54f"
+#: What the picture's signs mean, under the seats.
+KEY = (
+    "Bold numbers: tiles [x, y] · small numbers: squares [x, y] · face-down tiles show"
+    " their 4 squares · gold outline: tiles to choose from"
+)
 
 
 def _origin() -> tuple[float, float]:
-    return (MARGIN + AXIS, HEADER + MARGIN + AXIS)
+    return (MARGIN + AXIS, draw.HEADER + MARGIN + AXIS)
+
+
+def _corner(tx: int, ty: int) -> tuple[float, float]:
+    """The top left corner of tile ``(tx, ty)``."""
+    ox, oy = _origin()
+    return (ox + tx * TILE, oy + ty * TILE)
+
+
+def _frame(x: float, y: float, fill: str, stroke: str, width: float, highlight: bool) -> str:
+    """A tile's rounded frame, in ``GOLD`` when a pending choice is between tiles."""
+    if highlight:
+        stroke, width = GOLD, 4
+    return draw.rect(
+        x + 1, y + 1, TILE - 2, TILE - 2, rx=4, fill=fill, stroke=stroke, stroke_width=width
+    )
 
 
 def _face_down(tx: int, ty: int, highlight: bool) -> str:
-    ox, oy = _origin()
-    x, y = ox + tx * TILE, oy + ty * TILE
+    x, y = _corner(tx, ty)
     squares = [
-        el(
-            "rect",
-            {
-                "class": "square",
-                "x": x + dx * CELL + 2,
-                "y": y + dy * CELL + 2,
-                "width": CELL - 4,
-                "height": CELL - 4,
-                "rx": 3,
-                "fill": "#eef5f9",
-                "stroke": "#b9cfdc",
-            },
+        draw.rect(
+            x + dx * CELL + 2,
+            y + dy * CELL + 2,
+            CELL - 4,
+            CELL - 4,
+            class_="square",
+            rx=3,
+            fill="#eef5f9",
+            stroke="#b9cfdc",
         )
         for dy in (0, 1)
         for dx in (0, 1)
     ]
-    frame = el(
-        "rect",
-        {
-            "x": x + 1,
-            "y": y + 1,
-            "width": TILE - 2,
-            "height": TILE - 2,
-            "rx": 4,
-            "fill": "#d9e8f0",
-            "stroke": "#ffd54f" if highlight else "#8fb3c7",
-            "stroke_width": 4 if highlight else 1.5,
-        },
-    )
-    return group("tile face-down", [frame, *squares], data_tile=f"{tx},{ty}")
+    frame = _frame(x, y, "#d9e8f0", "#8fb3c7", 1.5, highlight)
+    return draw.group("tile face-down", [frame, *squares], data_tile=f"{tx},{ty}")
 
 
 def _face_up(tile: Mapping[str, Any], highlight: bool) -> str:
     tx, ty = int(tile["tile"][0]), int(tile["tile"][1])
-    ox, oy = _origin()
-    x, y = ox + tx * TILE, oy + ty * TILE
+    x, y = _corner(tx, ty)
     suit = str(tile.get("suit", ""))
-    colour = seat_colour(SUITS.index(suit)) if suit in SUITS else "#333333"
+    colour = draw.seat_colour(SUITS.index(suit)) if suit in SUITS else "#333333"
+    value = tile.get("value", "?")
     parts = [
-        el(
-            "rect",
-            {
-                "x": x + 1,
-                "y": y + 1,
-                "width": TILE - 2,
-                "height": TILE - 2,
-                "rx": 4,
-                "fill": "#ffffff",
-                "stroke": "#ffd54f" if highlight else colour,
-                "stroke_width": 4 if highlight else 2.5,
-            },
-        ),
-        text(
+        _frame(x, y, "#ffffff", colour, 2.5, highlight),
+        draw.text(
             x + TILE / 2,
             y + 34,
-            tile.get("value", "?"),
+            value,
             class_="value",
             text_anchor="middle",
             font_size=28,
             font_weight="bold",
             fill=colour,
         ),
-        text(
+        draw.text(
             x + TILE / 2,
             y + 50,
             f"{SYMBOLS.get(suit, '')} {suit}",
@@ -123,22 +107,13 @@ def _face_up(tile: Mapping[str, Any], highlight: bool) -> str:
             fill=colour,
         ),
     ]
-    return group("tile face-up", parts, data_tile=f"{tx},{ty}")
+    return draw.group("tile face-up", parts, data_tile=f"{tx},{ty}")
 
 
 def _coin(cx: float, cy: float, seat: Any, radius: float) -> str:
-    return el(
-        "circle",
-        {
-            "class": "coin",
-            "cx": cx,
-            "cy": cy,
-            "r": radius,
-            "fill": seat_colour(seat),
-            "stroke": "#ffffff",
-            "stroke_width": 2,
-            "data_seat": seat,
-        },
+    fill = draw.seat_colour(seat)
+    return draw.circle(
+        cx, cy, radius, class_="coin", fill=fill, stroke="#ffffff", stroke_width=2, data_seat=seat
     )
 
 
@@ -163,7 +138,7 @@ def _coins(state: Mapping[str, Any]) -> list[str]:
 
 
 def _pending(pending: Mapping[str, Any] | None) -> set[tuple[int, int]]:
-    """The tiles a pending choice is between (outlined in gold)."""
+    """The tiles a pending choice is between (outlined in ``GOLD``)."""
     if not pending:
         return set()
     if pending["type"] == "remove_tile":
@@ -178,13 +153,13 @@ def _axes() -> list[str]:
     for i in range(GRID):
         mid = i * TILE + TILE / 2
         bold = {"class_": "coord tile-coord", "font_size": 13, "font_weight": "bold"}
-        out.append(text(ox + mid, oy - 22, i, text_anchor="middle", **bold))
-        out.append(text(ox - 30, oy + mid + 5, i, text_anchor="middle", **bold))
+        out.append(draw.text(ox + mid, oy - 22, i, text_anchor="middle", **bold))
+        out.append(draw.text(ox - 30, oy + mid + 5, i, text_anchor="middle", **bold))
     for i in range(2 * GRID):
         mid = i * CELL + CELL / 2
         small = {"class_": "coord square-coord", "font_size": 10, "fill": "#4a6b80"}
-        out.append(text(ox + mid, oy - 9, i, text_anchor="middle", **small))
-        out.append(text(ox - 9, oy + mid + 4, i, text_anchor="end", **small))
+        out.append(draw.text(ox + mid, oy - 9, i, text_anchor="middle", **small))
+        out.append(draw.text(ox - 9, oy + mid + 4, i, text_anchor="end", **small))
     return out
 
 
@@ -196,42 +171,23 @@ def _marks(scene: Scene) -> list[str]:
         size = CELL if kind == "square" else TILE
         if not (0 <= x < 2 * GRID and 0 <= y < 2 * GRID) or (kind == "tile" and max(x, y) >= GRID):
             continue
-        box = {"x": ox + x * size + 3, "y": oy + y * size + 3, "width": size - 6}
-        halo = {"class": "halo", **box, "height": size - 6, "rx": 4, "fill": "none"}
-        out.append(el("rect", {**halo, "stroke": "#ffffff", "stroke_width": 5}))
-        out.append(
-            el(
-                "rect",
-                {
-                    "class": "moved",
-                    **box,
-                    "height": size - 6,
-                    "rx": 4,
-                    "fill": "none",
-                    "stroke": MARK,
-                    "stroke_width": 3,
-                    "stroke_dasharray": "6 3",
-                },
-            )
-        )
+        out += draw.marked(ox + x * size, oy + y * size, size)
     return out
 
 
 def _panel(scene: Scene, top: float) -> tuple[list[str], float]:
     state = scene.view
     inner = WIDTH - 2 * MARGIN
-    rows, y = caption(MARGIN, top, inner, outcome=result(scene), move=last_move(scene))
-    note = pending_words(scene)
-    if note:
-        lines, y = paragraph(MARGIN, y, inner, f"Now: {note}", fill="#8a6d00", class_="pending")
-        rows += lines
+    rows, y = draw.caption(
+        MARGIN, top, inner, outcome=result(scene), move=last_move(scene), now=pending_words(scene)
+    )
     status = (
         f"{PHASES.get(state['phase'], humanize(state['phase']))}"
         f" · idle turns {state['idle_turns']} of {state['idle_turn_limit']}"
     )
     if state.get("awaiting_die"):
         status += " · waiting for the die"
-    lines, y = paragraph(MARGIN, y + 6, inner, status)
+    lines, y = draw.paragraph(MARGIN, y + 6, inner, status)
     rows += lines
     winners = (scene.outcome or {}).get("winners", [])
     for player in state["players"]:
@@ -243,13 +199,9 @@ def _panel(scene: Scene, top: float) -> tuple[list[str], float]:
             f"{' · out' if player['out'] else ''}"
         )
         swatch = _coin(MARGIN + 6, y - 5, seat, 6)
-        lines, y = paragraph(MARGIN + 18, y, inner - 18, line)
-        rows.append(group("hand", [swatch, *lines], data_seat=seat))
-    key = (
-        "Bold numbers: tiles [x, y] · small numbers: squares [x, y] · face-down tiles show"
-        " their 4 squares · gold outline: tiles to choose from"
-    )
-    lines, y = paragraph(MARGIN, y + 6, inner, key, 12, fill="#444444")
+        row, y = draw.seat_row(swatch, MARGIN + 18, y, inner - 18, line, seat, cls="hand")
+        rows.append(row)
+    lines, y = draw.footnote(MARGIN, y + 6, inner, KEY, 12)
     return [*rows, *lines], y
 
 
@@ -258,36 +210,10 @@ def render(scene: Scene) -> str:
     state = scene.view
     ox, oy = _origin()
     highlight = _pending(state.get("pending"))
-    body = [
-        el(
-            "rect",
-            {
-                "class": "sea",
-                "x": ox - 6,
-                "y": oy - 6,
-                "width": GRID * TILE + 12,
-                "height": GRID * TILE + 12,
-                "rx": 6,
-                "fill": SEA,
-            },
-        ),
-        *_axes(),
-    ]
-    hx, hy = int(state["hole"][0]), int(state["hole"][1])
-    body.append(
-        el(
-            "rect",
-            {
-                "class": "hole",
-                "x": ox + hx * TILE + 4,
-                "y": oy + hy * TILE + 4,
-                "width": TILE - 8,
-                "height": TILE - 8,
-                "rx": 10,
-                "fill": "#0d2c44",
-            },
-        )
-    )
+    side = GRID * TILE + 12
+    body = [draw.rect(ox - 6, oy - 6, side, side, class_="sea", rx=6, fill=SEA), *_axes()]
+    hx, hy = _corner(int(state["hole"][0]), int(state["hole"][1]))
+    body.append(draw.rect(hx + 4, hy + 4, TILE - 8, TILE - 8, class_="hole", rx=10, fill="#0d2c44"))
     for tile in state["tiles"]:
         xy = (int(tile["tile"][0]), int(tile["tile"][1]))
         if tile["state"] == "face_down":
@@ -298,4 +224,4 @@ def render(scene: Scene) -> str:
     body.extend(_marks(scene))
     panel, bottom = _panel(scene, oy + GRID * TILE + MARGIN + 18)
     body.extend(panel)
-    return document(WIDTH, bottom + MARGIN - 8, scene.title, body)
+    return draw.document(WIDTH, bottom + MARGIN - 8, scene.title, body)

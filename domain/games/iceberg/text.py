@@ -16,8 +16,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.engine.game import Scene
-from domain.pictures.text import paint
-from domain.pictures.words import humanize, listing, move_line, outcome_line, pair, wrap_all
+from domain.pictures.text import caption, paint
+from domain.pictures.words import (
+    humanize,
+    listing,
+    move_line,
+    outcome_line,
+    pair,
+    pending_line,
+    wrap_all,
+)
 
 GRID = 5
 WIDTH = 6  # inner characters per tile
@@ -37,8 +45,9 @@ def position(pos: Mapping[str, Any]) -> str:
     return "?"
 
 
-def describe(action: Mapping[str, Any]) -> str:
-    """An Iceberg action in words, naming squares and tiles as the action does."""
+def describe(action: Mapping[str, Any]) -> str | None:
+    """An Iceberg action in words, naming squares and tiles as the action does (None for a
+    type it has no words for: ``move_line`` says its type)."""
     kind = action.get("type")
     if kind == "place_start":
         return f"place a starting coin on square {pair(action['square'])}"
@@ -54,7 +63,7 @@ def describe(action: Mapping[str, Any]) -> str:
         return f"remove tile {pair(action['tile'])}"
     if kind == "keep_group":
         return f"keep the group with tile {pair(action['tile'])}"
-    return humanize(kind)
+    return None
 
 
 def moved(scene: Scene) -> set[tuple[str, int, int]]:
@@ -85,10 +94,10 @@ def result(scene: Scene) -> str | None:
 
 def pending_words(scene: Scene) -> str | None:
     """The choice the roller owes, in words, or None."""
-    pending = scene.view.get("pending")
-    if not pending:
-        return None
-    who = scene.name(pending.get("seat"))
+    return pending_line(scene, _owed)
+
+
+def _owed(who: str, pending: Mapping[str, Any]) -> str | None:
     if pending["type"] == "remove_tile":
         tiles = listing((pair(t) for t in pending["tiles"]), "or")
         return f"{who} rolled {pending['die']} and picks a tile to remove: {tiles}"
@@ -97,7 +106,7 @@ def pending_words(scene: Scene) -> str | None:
             ("group " + ", ".join(pair(t) for t in g) for g in pending["groups"]), "or"
         )
         return f"{who} picks which group stays: {groups}"
-    return f"{who} owes a decision ({humanize(pending['type'])})"
+    return None
 
 
 def _coins(state: Mapping[str, Any]) -> dict[tuple[str, int, int], list[int]]:
@@ -177,11 +186,7 @@ def render(scene: Scene, colour: bool) -> list[str]:
     head += f", idle turns {state['idle_turns']} of {state['idle_turn_limit']}"
     if state.get("awaiting_die"):
         head += ", waiting for the die"
-    lines = [head]
-    outcome, move, pending = result(scene), last_move(scene), pending_words(scene)
-    lines += [f"Result: {outcome}"] if outcome else []
-    lines += [f"Last move: {move}"] if move else []
-    lines += [f"Now: {pending}"] if pending else []
+    lines = [head, *caption(result(scene), last_move(scene), pending_words(scene))]
     lines += ["", *_grid(state, colour), ""]
     lines += [
         "key: face-down tile: its 4 squares (. empty, a digit: that seat's coin);",

@@ -82,21 +82,27 @@ class PlayerSchema(Schema):
     )
 
 
-class CreateGameSchema(Schema):
+class HostedGameRequest(Schema):
+    """What every request that makes games (a game, a table, a tournament) names first: the
+    game, and its options, checked when the request is made."""
+
     class Meta:
         unknown = RAISE
 
     game = fields.String(required=True, validate=hosted_game)
+    options = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": "The game's options exactly as given; absent: the defaults."},
+    )
+
+
+class CreateGameSchema(HostedGameRequest):
     players = fields.List(
         fields.Nested(PlayerSchema),
         required=True,
         validate=validate.Length(min=1, max=8),
         metadata={"description": "The seats in order, seat 0 first; the game bounds the count."},
-    )
-    options = fields.Dict(
-        keys=fields.String(),
-        load_default=dict,
-        metadata={"description": "The game's options exactly as given; absent: the defaults."},
     )
     seed = fields.String(
         load_default=None,

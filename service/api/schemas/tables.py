@@ -10,7 +10,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from service.api.schemas.games import (
     BOT_STRENGTHS,
     PRINTABLE,
-    hosted_game,
+    HostedGameRequest,
     load,
     printable_name,
     ref,
@@ -54,21 +54,12 @@ class SeatRequestSchema(Schema):
             raise ValidationError("a seat needs a name, or 'open': true")
 
 
-class OpenTableSchema(Schema):
-    class Meta:
-        unknown = RAISE
-
-    game = fields.String(required=True, validate=hosted_game)
+class OpenTableSchema(HostedGameRequest):
     seats = fields.List(
         fields.Nested(SeatRequestSchema),
         required=True,
         validate=validate.Length(min=1, max=8),
         metadata={"description": "The seats in order; the game bounds the count."},
-    )
-    options = fields.Dict(
-        keys=fields.String(),
-        load_default=dict,
-        metadata={"description": "The game's options, checked now; absent: the defaults."},
     )
 
 

@@ -3,19 +3,15 @@ them)."""
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+from marshmallow import Schema, fields, validate
 
 from domain.tournament.plan import FORMATS, MAX_PLAYERS
-from service.api.schemas.games import PlayerSchema, StrictInt, hosted_game, load, ref
+from service.api.schemas.games import HostedGameRequest, PlayerSchema, StrictInt, load, ref
 
 __all__ = ["load"]
 
 
-class CreateTournamentSchema(Schema):
-    class Meta:
-        unknown = RAISE
-
-    game = fields.String(required=True, validate=hosted_game)
+class CreateTournamentSchema(HostedGameRequest):
     format = fields.String(
         required=True,
         validate=validate.OneOf(FORMATS, error="format is 'round_robin' or 'swiss'"),
@@ -42,11 +38,6 @@ class CreateTournamentSchema(Schema):
             "description": "Numbered from 0 in this order; every name differs.",
             "uniqueItems": True,
         },
-    )
-    options = fields.Dict(
-        keys=fields.String(),
-        load_default=dict,
-        metadata={"description": "The game's options, for every game; checked now."},
     )
 
 

@@ -6,9 +6,8 @@ the pictures needs to know it. Import ``GAME``; registering it is the caller's c
 
 from __future__ import annotations
 
-from domain.engine.game import BotKit, Game, SearchSettings
+from domain.engine.game import BotKit, Contract, Game, SearchSettings
 from tests.support.pig.board import PigBoard
-from tests.support.pig.contract import CONTRACT
 from tests.support.pig.pictures import svg, text
 from tests.support.pig.rules import PIG, PigRules
 
@@ -34,5 +33,5 @@ GAME: Game[PigBoard] = Game(
     ),
     text=text,
     svg=svg,
-    contract=CONTRACT,
+    contract=Contract.load(__name__),
 )

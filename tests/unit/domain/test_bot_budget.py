@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from domain.ai import UNBOUNDED, BotTimedOut, Budget, MctsPolicy, PlayoutSettings, bot_to_move
+from domain.ai.decision import Decision, team_of
 from domain.ai.mcts import Search, generator_for
 from domain.ai.playouts import choose_by_playouts
-from domain.ai.policy import team_of
 from domain.engine import play, rng
 from domain.engine.rng import DrawStream
 from domain.engine.types import GameState
@@ -137,16 +137,13 @@ def test_playouts_past_their_deadline_raise_and_are_checked_at_every_step() -> N
     # And the search function itself, handed an expired budget.
     with pytest.raises(BotTimedOut):
         choose_by_playouts(
-            game,
+            Decision(game, state, seat, stream(state, seat), expired()),
             planner,
-            state,
-            seat,
             team_of(state),
             step[1],
             options,
             generator_for(stream(state, seat)),
             PlayoutSettings(playouts=2),
-            expired(),
         )
 
 

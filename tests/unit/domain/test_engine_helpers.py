@@ -1,19 +1,24 @@
-"""The engine's shared helpers: one way to draw, to find groups, to parse a pair, to read a
-stored event, whichever game or tool asks."""
+"""The engine's shared helpers: one way to draw, to find groups, to parse a pair or an
+action, to load a contract, to read a stored event, whichever game or tool asks."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
 from domain.ai.generator import SplitMix64
 from domain.engine import graphs, rng
 from domain.engine.errors import MalformedAction
+from domain.engine.game import Contract
 from domain.engine.log import event_of, seal
-from domain.engine.parsing import int_pair
+from domain.engine.parsing import ActionTable, Field, int_pair
 from domain.engine.rng import DrawStream
 from domain.engine.types import Event
+from domain.games import GAMES
 
 ZERO = bytes(32)
 
@@ -95,6 +100,105 @@ def test_int_pair_reads_a_pair() -> None:
     assert int_pair([-1000, 1000], "cell") == (-1000, 1000)
     with pytest.raises(MalformedAction, match=r"\[x, y\]"):
         int_pair([0], "cell")
+
+
+def test_both_sources_refuse_an_empty_range_by_their_own_name() -> None:
+    with pytest.raises(ValueError, match=r"^uniform needs n >= 1$"):
+        DrawStream(ZERO, "g", 1, "x").uniform(0)
+    with pytest.raises(ValueError, match=r"^randrange needs n >= 1$"):
+        SplitMix64(1).randrange(0)
+
+
+@dataclass(frozen=True, slots=True)
+class Jump:
+    to: tuple[int, int]
+    height: int
+    type: ClassVar[str] = "jump"
+
+
+@dataclass(frozen=True, slots=True)
+class Rest:
+    type: ClassVar[str] = "rest"
+
+
+def _height(value: Any, name: str) -> int:
+    if type(value) is int:
+        return value
+    raise MalformedAction("invalid_field", f"{name} must be an integer")
+
+
+JUMPS: ActionTable[Jump | Rest] = ActionTable(
+    (Jump, [Field("height", _height), Field("where", int_pair, "to")]), (Rest, [])
+)
+
+
+def test_an_action_table_states_each_type_and_its_fields_once() -> None:
+    assert JUMPS.types == {"jump", "rest"}
+    assert JUMPS.fields == {"jump": {"height", "where"}, "rest": frozenset()}
+    assert JUMPS.parse({"type": "jump", "where": [1, 2], "height": 3}) == Jump((1, 2), 3)
+    assert JUMPS.parse({"type": "rest"}) == Rest()
+
+
+@pytest.mark.parametrize(
+    ("data", "code", "message"),
+    [
+        (
+            {"type": "fly"},
+            "unknown_action_type",
+            "action type must be one of ['jump', 'rest'], not 'fly'",
+        ),
+        ({"type": "rest", "height": 1}, "unexpected_field", "rest takes no field 'height'"),
+        ({"type": "jump", "height": 1}, "missing_field", "jump needs the field 'where'"),
+        # read in the table's order: the first field that is off is the one named
+        (
+            {"type": "jump", "where": [0], "height": "x"},
+            "invalid_field",
+            "height must be an integer",
+        ),
+        (
+            {"type": "jump", "where": [0], "height": 1},
+            "invalid_field",
+            "where must be a pair of integers [x, y]",
+        ),
+    ],
+)
+def test_an_action_table_refuses_with_the_standard_codes(
+    data: dict[str, Any], code: str, message: str
+) -> None:
+    with pytest.raises(MalformedAction) as refused:
+        JUMPS.parse(data)
+    assert (refused.value.code, refused.value.message) == (code, message)
+
+
+def test_every_games_contract_is_its_packages_json() -> None:
+    for game in GAMES.values():
+        package = type(game.rules).__module__.rsplit(".", 1)[0]
+        assert Contract.load(package) == game.contract
+        assert game.contract.actions and game.contract.errors
+
+
+def test_a_contract_with_a_member_it_does_not_know_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    package = tmp_path / "contract_sketch"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    contract = {
+        "$comment": "for readers",
+        "actions": {},
+        "state": {},
+        "pending": {},
+        "outcome": {},
+        "errors": {},
+    }
+    (package / "contract.json").write_text(json.dumps(contract))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert Contract.load("contract_sketch") == Contract(
+        actions={}, state={}, pending={}, outcome={}, errors={}
+    )
+    (package / "contract.json").write_text(json.dumps({**contract, "error": {}}))
+    with pytest.raises(ValueError, match="a contract has no 'error'"):
+        Contract.load("contract_sketch")
 
 
 def test_event_of_reads_the_event_inside_a_stored_one() -> None:

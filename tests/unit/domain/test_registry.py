@@ -92,9 +92,7 @@ def test_mcts_thinks_as_hard_as_the_game_says_unless_told_otherwise(
     seen: list[Any] = []
 
     class Spy:
-        def __init__(
-            self, game: Game[Any], settings: Any, generator: Any, encode: Any = None
-        ) -> None:
+        def __init__(self, game: Game[Any], settings: Any, *rest: Any) -> None:
             seen.append(settings)
 
         def choose(self, state: Any, seat: int) -> Any:
