@@ -1,5 +1,8 @@
 """Entry point of ``make bench``: run (a) throughput, (b) latency vs version, (c) folding.
 
+The default set is (a)-(f) and (i) (``bench.clocks``: timeout lateness with 1,000 running
+clocks, and what a clock costs a move); (g) and (h) run when asked for (``--only``).
+
 (a) puts Floe's move path beside a bare XADD route and beside boardgame.io 0.50.2 (in-memory
 and FlatFile stores, ``bench.peer``: needs ``node`` and ``npm``, and ``npm ci``s
 ``bench/peer`` on first use; without them it says "not measured" and goes on), then runs
@@ -15,6 +18,7 @@ the app, and ``python -m bench.profile_post`` splits a move's CPU by package.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import itertools
 import json
@@ -25,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench import (
+    clocks,
     cluster,
     dice,
     folding,
@@ -65,13 +70,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "Redis bytes per game, bytes per cached game, RSS with a bounded cache (quick form; "
         "--memory-full for all of it); (g) a 64-bot swiss tournament on 1, 2 and 4 job "
         "workers; (h) Floe on a Redis Cluster against one Redis (g and h are not in the "
-        "default set: --only g, --only h).",
+        "default set: --only g, --only h); (i) clocks: timeout lateness with 1,000 running "
+        "clocks, and moves with a clock against moves without.",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
         "--only",
         type=_csv,
-        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f")),
+        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f,i")),
         help="which benchmarks, e.g. a,c (env BENCH_ONLY)",
     )
     parser.add_argument(
@@ -183,6 +189,18 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         action="store_true",
         help="(f) the whole of python -m bench.memory (about 2 minutes), not its quick form",
     )
+    parser.add_argument(
+        "--clock-games",
+        type=int,
+        default=None,
+        help="(i) clocked games left to time out (1000, quick 250)",
+    )
+    parser.add_argument(
+        "--clock-move-s",
+        type=_csv_ints,
+        default=None,
+        help="(i) MIN,MAX of their per_move clocks, spread over the games (5,20; quick 3,8)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
     args = parser.parse_args(argv)
@@ -201,7 +219,22 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         args.fold_events = 2000 if quick else 5000
     if args.script_length is None:
         args.script_length = 120 if quick else 250
+    if args.clock_move_s is not None and (
+        len(args.clock_move_s) != 2 or not 1 <= args.clock_move_s[0] <= args.clock_move_s[1]
+    ):
+        parser.error("--clock-move-s takes MIN,MAX with 1 <= MIN <= MAX")
     return args
+
+
+def clocks_config(args: argparse.Namespace) -> clocks.Config:
+    """(i)'s sizes: its quick or full form, with the games and clocks asked for."""
+    config = clocks.Config.quick() if args.quick else clocks.Config()
+    if args.clock_games is not None:
+        config = dataclasses.replace(config, games=args.clock_games)
+    if args.clock_move_s is not None:
+        low, high = args.clock_move_s
+        config = dataclasses.replace(config, move_s_min=low, move_s_max=high)
+    return config
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -263,6 +296,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "h" in args.only:  # python -m bench.cluster --help for its knobs
         config = cluster.Config.quick() if args.quick else cluster.Config()
         cluster.run(report, config=config, log=log)
+
+    if "i" in args.only:  # its own floe run-like stack: bench/clocks.py says what it measures
+        # One address makes a thousand live games: no per-creator quotas (as below).
+        os.environ.setdefault("FLOE_LIVE_GAMES_PER_CREATOR", "0")
+        os.environ.setdefault("FLOE_BOT_GAMES_PER_CREATOR", "0")
+        clocks.run(report, config=clocks_config(args), log=log)
 
     scripts: list[list[policy.Step]] = []
     if run_a:

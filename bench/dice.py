@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,8 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import Report, Result, percentile
-from bench.stack import BenchError, Client, Stack, machine_busy
-from service.run.supervisor import start_queue_redis
+from bench.stack import BenchError, Client, Stack, machine_busy, own_queue_redis
 from service.store.events import RedisEventStore, meta_key
 
 WAIT = 10
@@ -59,19 +56,8 @@ def queue_redis(where: str) -> Iterator[str | None]:
         return
     if where != "memory":
         raise ValueError(f"--dice-queue is memory or store, not {where!r}")
-    data_dir = Path(tempfile.mkdtemp(prefix="floe-bq-"))
-    server = start_queue_redis(data_dir)
-    before = os.environ.get("FLOE_QUEUE_URL")
-    os.environ["FLOE_QUEUE_URL"] = server.url
-    try:
+    with own_queue_redis() as server:
         yield server.url
-    finally:
-        if before is None:
-            os.environ.pop("FLOE_QUEUE_URL", None)
-        else:
-            os.environ["FLOE_QUEUE_URL"] = before
-        server.stop()
-        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def _start_workers(stack: Stack, count: int) -> list[subprocess.Popen[bytes]]:

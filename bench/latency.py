@@ -31,23 +31,39 @@ RATIO_TARGET = 1.1
 
 
 class Game:
-    """A game driven over HTTP by replaying a script from its first action."""
+    """A game driven over HTTP by replaying a script from its first action, with ``clock``
+    (if any); once the script runs out a new game starts (creating is not counted)."""
 
-    def __init__(self, client: Client, script: Sequence[policy.Step], name: str) -> None:
+    def __init__(
+        self,
+        client: Client,
+        script: Sequence[policy.Step],
+        name: str,
+        *,
+        clock: dict[str, Any] | None = None,
+    ) -> None:
         self.client = client
         self.script = script
         self.name = name
-        self.game_id, self.tokens = create_game(client, 2, policy.OPTIONS)
+        self.clock = clock
+        self.games = 0
+        self._create()
+
+    def _create(self) -> None:
+        self.game_id, self.tokens = create_game(self.client, 2, policy.OPTIONS, self.clock)
         self.version = 1
+        self.games += 1
 
     def post_next(self) -> float:
         """POST the next scripted action; returns the request's wall time in seconds."""
+        if self.version > len(self.script):
+            self._create()
         step = self.script[self.version - 1]
         body = json.dumps(
             {
                 "action": step.action,
                 "expected_version": self.version,
-                "command_id": f"{self.name}-{self.version}",
+                "command_id": f"{self.name}-{self.games}-{self.version}",
             }
         ).encode()
         path = f"/v1/games/{self.game_id}/actions"

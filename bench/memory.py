@@ -87,7 +87,7 @@ class CountingQueue:
     def __init__(self) -> None:
         self.jobs = 0
 
-    def enqueue(self, kind: JobKind, game_id: str, version: int) -> bool:
+    def enqueue(self, kind: JobKind, game_id: str, version: int, *, due: int | None = None) -> bool:
         self.jobs += 1
         return True
 

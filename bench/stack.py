@@ -18,12 +18,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from service.run.redis_server import DURABLE_CONFIG, RedisServer, free_tcp_port, parent_death_signal
-from service.run.supervisor import api_command
+from service.run.supervisor import api_command, start_queue_redis
 from service.settings import Settings
 
 HOST = "127.0.0.1"
@@ -262,17 +263,38 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def create_game(client: Client, players: int, options: dict[str, Any]) -> tuple[str, list[str]]:
-    """Create an Arktia game over HTTP; returns its id and the seat tokens by seat."""
-    status, body = client.json(
-        "POST",
-        "/v1/games",
-        {
-            "game": "arktia",
-            "players": [{"name": f"bench-{i}"} for i in range(players)],
-            "options": options,
-        },
-    )
+def create_game(
+    client: Client, players: int, options: dict[str, Any], clock: dict[str, Any] | None = None
+) -> tuple[str, list[str]]:
+    """Create an Arktia game over HTTP (with ``clock``, if any); returns its id and the seat
+    tokens by seat."""
+    payload: dict[str, Any] = {
+        "game": "arktia",
+        "players": [{"name": f"bench-{i}"} for i in range(players)],
+        "options": options,
+    }
+    if clock is not None:
+        payload["clock"] = clock
+    status, body = client.json("POST", "/v1/games", payload)
     if status != 201:
         raise BenchError(f"creating a game answered {status}: {body}")
     return str(body["id"]), [str(seat["token"]) for seat in body["seats"]]
+
+
+@contextlib.contextmanager
+def own_queue_redis() -> Iterator[RedisServer]:
+    """The job queues' Redis as ``floe run`` starts it (in memory), its URL in
+    ``FLOE_QUEUE_URL`` for every process started meanwhile; stopped and removed after."""
+    data_dir = Path(tempfile.mkdtemp(prefix="floe-bq-"))
+    server = start_queue_redis(data_dir)
+    before = os.environ.get("FLOE_QUEUE_URL")
+    os.environ["FLOE_QUEUE_URL"] = server.url
+    try:
+        yield server
+    finally:
+        if before is None:
+            os.environ.pop("FLOE_QUEUE_URL", None)
+        else:
+            os.environ["FLOE_QUEUE_URL"] = before
+        server.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)

@@ -222,14 +222,17 @@ def look(args: argparse.Namespace, open_store: source.OpenStore | None = None) -
 
 
 def show_lines(timeline: Timeline, version: int, *, colour: bool) -> list[str]:
-    """``show``'s text: the header, the event that made ``version``, then the board."""
+    """``show``'s text: the header, the event that made ``version``, whose turn it is (or
+    the outcome), every seat's clock for a game with one, then the board."""
     from domain.games import GAMES
-    from replay.step import event_lines, header, outcome_line
+    from replay.step import clock_line, event_lines, header, outcome_line
 
+    clocks = clock_line(timeline, version)
     return [
         header(timeline, version),
         *event_lines(timeline, version),
         outcome_line(timeline, version),
+        *([] if clocks is None else [clocks]),
         "",
         *GAMES[timeline.game].text(timeline.scene(version), colour),
     ]

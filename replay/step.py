@@ -5,10 +5,12 @@ curses loop, which only maps keys to versions and scroll offsets and paints what
 returns.
 
 A frame keeps the header, the banner (why some versions cannot be shown, or that the log is
-incomplete), the event and whose turn it is at the top, and the key help at the bottom; the
-board gets the rows between. A board taller or wider than that scrolls (Up/Down or j/k a
-row, PgUp/PgDn a page, < and > half a screen sideways), with a line above it saying which
-rows and columns are in view, so nothing is lost on a small terminal.
+incomplete), the event (in words too when it is a resignation, a timeout or an organizer's
+decision), whose turn it is and, for a game with a clock, every seat's clock at the top, and
+the key help at the bottom; the board gets the rows between. A board taller or wider than
+that scrolls (Up/Down or j/k a row, PgUp/PgDn a page, < and > half a screen sideways), with a
+line above it saying which rows and columns are in view, so nothing is lost on a small
+terminal.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from domain.engine.clock import iso
+from domain.engine.departures import DECISION, RESIGN, TIMEOUT
 from domain.games import GAMES
 from replay.timeline import Timeline, printable
 
@@ -83,27 +87,88 @@ def compact(data: Any) -> str:
 
 
 def outcome_line(timeline: Timeline, version: int) -> str:
-    """Whose turn it is, or how the game ended."""
+    """Whose turn it is, or how the game ended; then the seats that have left, and how."""
     state = timeline.state(version)
+    gone = timeline.departures(version)
+    left = "  left: " + ", ".join(f"{timeline.seat_name(s)} {how}" for s, how in gone.items())
+    left = left if gone else ""
     if state.outcome is not None:
         winners = ", ".join(timeline.seat_name(w) for w in state.outcome.winners) or "nobody"
         scores = " ".join(f"{s}:{p}" for s, p in sorted(state.outcome.scores.items()))
         parts = [f"over: winners {winners}"]
         parts += [f"scores {scores}"] if scores else []
         parts += [compact(dict(state.outcome.extra))] if state.outcome.extra else []
-        return "  ".join(parts)
+        return "  ".join(parts) + left
     acting = timeline.to_act(version)
     if acting:
-        return "to act: " + ", ".join(timeline.seat_name(s) for s in acting)
-    return f"to act: nobody ({timeline.status(version)})"
+        return "to act: " + ", ".join(timeline.seat_name(s) for s in acting) + left
+    return f"to act: nobody ({timeline.status(version)})" + left
+
+
+def duration(seconds: int) -> str:
+    """Seconds as a clock shows them: ``0:30``, ``12:05``, ``1:00:00``."""
+    hours, rest = divmod(max(0, seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
+
+
+def clock_line(timeline: Timeline, version: int) -> str | None:
+    """Every seat's clock at ``version`` (None for a game without a clock), as the API's
+    ``clock`` gives it: what the seat had at its turn's start (or after its last action)
+    and, for a seat to act, its deadline: the last second at which it may still act."""
+    clocks = timeline.state(version).clocks
+    if clocks is None:
+        return None
+    acting = timeline.to_act(version)  # none once over, whatever the clocks last held
+    spec = clocks.spec
+    if spec.kind == "per_move":
+        kind = f"per move, {duration(spec.allowance_s)} a turn"
+    else:
+        kind = f"fischer, {duration(spec.allowance_s)} + {spec.increment_s}s a move"
+    seats = []
+    for seat, clock in enumerate(clocks.seats):
+        text = f"{timeline.seat_name(seat)} {duration(clock.remaining_s)} left"
+        if clock.deadline is not None and seat in acting:
+            text += f", to act by {iso(clock.deadline)}"
+        seats.append(text)
+    return f"clocks ({kind}): " + "; ".join(seats)
+
+
+def event_words(timeline: Timeline, version: int) -> str | None:
+    """A resignation, a timeout or an organizer's decision in words (``seat 1 (bo) timed
+    out``); None for any other event, which its type and data say well enough."""
+    stored: Mapping[str, Any] = timeline.event(version)
+    kind, data = stored.get("type"), stored.get("data")
+    data = data if isinstance(data, Mapping) else {}
+    if kind == RESIGN:
+        return f"{timeline.seat_name(stored.get('actor'))} resigned"
+    if kind == TIMEOUT:
+        return f"{timeline.seat_name(data.get('seat'))} timed out"
+    if kind != DECISION:
+        return None
+    reason = data.get("reason")
+    if data.get("decision") == "forfeit":
+        return f"the organizer forfeited {timeline.seat_name(data.get('seat'))}: {reason}"
+    winners = data.get("winners")
+    names = [timeline.seat_name(w) for w in winners] if isinstance(winners, list) else []
+    if not names:
+        result = "nobody wins"
+    elif len(names) == 1:
+        result = f"{names[0]} wins"
+    else:
+        result = f"{', '.join(names[:-1])} and {names[-1]} win"
+    return f"the organizer decided the result: {result} ({reason})"
 
 
 def event_lines(timeline: Timeline, version: int) -> list[str]:
-    """The event that made ``version``: type, actor, time, and its data."""
+    """The event that made ``version``: type, actor, time, what it means in words when its
+    data alone would not say (a resignation, a timeout, a decision), and its data."""
     stored: Mapping[str, Any] = timeline.event(version)
     who = timeline.seat_name(stored.get("actor"))
+    words = event_words(timeline, version)
     return [
         f"event {version}: {stored.get('type')} by {who} at {stored.get('at')}",
+        *([f"  {words}"] if words is not None else []),
         f"  data {compact(stored.get('data'))}",
     ]
 
@@ -175,17 +240,20 @@ def frame(
 
 
 def _top_lines(timeline: Timeline, version: int, width: int, budget: int) -> list[str]:
-    """Header, banner, event and turn, wrapped to ``width``, in at most ``budget`` lines."""
-    event, data = map(printable, event_lines(timeline, version))
-    sections = {  # in the order they give up lines when there is no room for all
+    """Header, banner, event, turn and clocks, wrapped to ``width``, in at most ``budget``
+    lines."""
+    event, *words, data = map(printable, event_lines(timeline, version))
+    clocks = clock_line(timeline, version)
+    sections = {  # the later ones give up lines first when there is no room for all
         "header": [printable(header(timeline, version))[:width]],
         "banner": [
             wrapped
             for line in timeline.banner
             for wrapped in _wrap(printable(f"!! {line}"), width, indent="   ")
         ],
-        "event": _wrap(event, width),
+        "event": [row for line in (event, *words) for row in _wrap(line, width, indent="  ")],
         "turn": _wrap(printable(outcome_line(timeline, version)), width),
+        "clocks": [] if clocks is None else _wrap(printable(clocks), width, indent="  "),
         "data": _chunk(data, width, indent="    "),
     }
     left = budget
@@ -195,7 +263,7 @@ def _top_lines(timeline: Timeline, version: int, width: int, budget: int) -> lis
             kept[-1] = kept[-1][: max(0, width - 1)] + "…"
         sections[name] = kept
         left -= len(kept)
-    order = ("header", "banner", "event", "data", "turn")
+    order = ("header", "banner", "event", "data", "turn", "clocks")
     return [line for name in order for line in sections[name]]
 
 

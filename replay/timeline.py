@@ -1,7 +1,9 @@
 """A game's stored events, audited and folded once, so the state at any version is a lookup.
 
 States are immutable and share structure, so the timeline keeps every one: stepping back
-and forth, or jumping anywhere, never folds again.
+and forth, or jumping anywhere, never folds again. Each event is folded with the time it was
+stored at (its ``at``), so a game played against a clock has every seat's clock right at
+every version (``GameState.clocks``), as the service and the audit compute it.
 
 A timeline holds only what the audit (``replay.verify``) passed: every version of an ``ok`` or
 ``incomplete`` log, and of a ``failed`` one the versions before the first failure. The
@@ -18,10 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.engine import play
+from domain.engine.departures import DECISION, RESIGN, TIMEOUT
 from domain.engine.game import Scene
 from domain.engine.log import event_of
 from domain.engine.rules import Rules
-from domain.engine.types import GameState, SeatInfo
+from domain.engine.types import GameCreated, GameState, SeatInfo
 from domain.games import GAMES
 from replay import source
 from replay.verify import Verdict, audit_lines, seed_problem, verify
@@ -103,11 +106,39 @@ class Timeline:
     def to_act(self, version: int) -> tuple[int, ...]:
         return play.to_act(self.rules, self.state(version))
 
+    def departures(self, version: int) -> dict[int, str]:
+        """The seats that have left by ``version``, in the order they left, each with how:
+        ``resigned``, ``timed out`` or ``forfeited`` (an organizer's decision)."""
+        how: dict[int, str] = {}
+        for stored in self.events[: self._index(version) + 1]:
+            gone = departure(stored)
+            if gone is not None:
+                how[gone[0]] = gone[1]
+        return {seat: how.get(seat, "left") for seat in self.state(version).left}
+
     def seat_name(self, actor: object) -> str:
         """``seat 1 (alice)`` for a seat number, the actor itself otherwise (``system``)."""
         if isinstance(actor, int) and 0 <= actor < len(self.seats):
             return f"seat {actor} ({self.seats[actor].name})"
         return str(actor)
+
+
+def departure(stored: Mapping[str, Any]) -> tuple[int, str] | None:
+    """The seat a stored ``resign``, ``timeout`` or ``forfeit`` decision takes out of the
+    game, and how (``resigned``, ``timed out``, ``forfeited``); None for any other event."""
+    kind, data = stored.get("type"), stored.get("data")
+    data = data if isinstance(data, Mapping) else {}
+    if kind == RESIGN:
+        seat, how = stored.get("actor"), "resigned"
+    elif kind == TIMEOUT:
+        seat, how = data.get("seat"), "timed out"
+    elif kind == DECISION and data.get("decision") == "forfeit":
+        seat, how = data.get("seat"), "forfeited"
+    else:
+        return None
+    if not isinstance(seat, int) or isinstance(seat, bool):
+        return None
+    return seat, how
 
 
 def from_events(
@@ -129,11 +160,14 @@ def from_events(
     states: list[GameState[Any]] = []
     folded = ""
     for stored in events[:usable]:
+        at = stored.get("at")  # a clocked game's clocks run on the events' times
+        at = at if isinstance(at, str) else None
         try:
             if states:
-                states.append(play.apply(rules, states[-1], event_of(stored)))
+                states.append(play.apply(rules, states[-1], event_of(stored), at))
             else:
-                states.append(play.fold(rules, game_id, [event_of(stored)]))
+                created = GameCreated.from_json(stored["data"])  # the audit passed event 1
+                states.append(play.new_game(rules, game_id, created, at))
         except Exception as error:  # the audit passed it, so this is a bug, not tampering
             folded = f"event {len(states) + 1} cannot be folded ({type(error).__name__})"
             break

@@ -9,6 +9,13 @@ recomputes from the revealed seed; ``game_over`` is exactly what the rules concl
 they conclude it; and ``seed_revealed`` ends the log with the seed the first event committed
 to.
 
+A game with a clock is checked against it too (``domain.engine.clock``): every ``at`` is a
+time in the log's own form, never earlier than the one before; every clock is recomputed from
+those times; every action and decision comes by its deadlines (an action after its seat's
+deadline fails, and so does any event at a time when some seat's timeout was already due but
+is missing); every ``timeout`` names a seat to act whose deadline had passed; every
+``decision`` is a well-formed forfeit or result. ``resign`` is re-decided like any action.
+
 A log that passes every check but stops before ``seed_revealed`` is ``incomplete``: honest
 so far, but its random outcomes cannot be checked without the seed, and it has no result.
 
@@ -27,14 +34,18 @@ from typing import Any, Literal
 
 from domain.engine import play, rng
 from domain.engine.canonical import canonical_json
-from domain.engine.errors import GameError
+from domain.engine.clock import epoch_seconds, iso
+from domain.engine.departures import parse_decision
+from domain.engine.errors import GameError, TimeoutDue
 from domain.engine.log import GENESIS_HASH, event_hash, event_of
 from domain.engine.types import (
+    DECISION,
     GAME_CREATED,
     GAME_OVER,
     RANDOM,
     SEED_REVEALED,
     SYSTEM,
+    TIMEOUT,
     Event,
     GameCreated,
     GameState,
@@ -180,19 +191,37 @@ def _walk(events: list[Any], at: list[int]) -> bool:
         wrong_seed = None
     except Broken as broken:
         seed, wrong_seed = None, broken
-    state: GameState[Any] = play.fold(rules, game_id, [event_of(first)])
+    timed = created.clock is not None
+    first_at = _time(first, 0) if timed else None
+    state: GameState[Any] = play.new_game(rules, game_id, created, first_at)
     owed: list[Event] = []  # system events the rules say must come next
+    last = epoch_seconds(first_at) if first_at is not None else 0
     for version, stored in enumerate(events[1:], start=2):
         at[0] = version
         prev = _check_envelope(stored, version, prev, game_id)
         if wrong_seed is not None and version == len(events):
             raise wrong_seed
-        state, owed = _check_event(rules, state, stored, seed, owed)
+        stamp = _time(stored, last) if timed else None
+        if stamp is not None:
+            last = epoch_seconds(stamp)
+        state, owed = _check_event(rules, state, stored, seed, owed, stamp)
         if stored["type"] == SEED_REVEALED and version != len(events):
             raise Broken(version + 1, "events follow seed_revealed")
     if owed and owed[0].type == GAME_OVER:
         return False  # cut off just before the end it was owed: honest but incomplete
     return state.seed is not None
+
+
+def _time(stored: Mapping[str, Any], earliest: int) -> str:
+    """A clocked game's event time: the log's own form, never before ``earliest``."""
+    version, stamp = stored["version"], stored["at"]
+    try:
+        seconds = epoch_seconds(stamp if isinstance(stamp, str) else "")
+    except ValueError:
+        raise Broken(version, f"at {stamp!r} is not a time like 2026-11-27T18:00:05Z") from None
+    if seconds < earliest:
+        raise Broken(version, f"at {stamp} is earlier than the event before it")
+    return str(stamp)
 
 
 def _check_event(
@@ -201,8 +230,10 @@ def _check_event(
     stored: Mapping[str, Any],
     seed: bytes | None,
     owed: list[Event],
+    at: str | None = None,
 ) -> tuple[GameState[Any], list[Event]]:
-    """The state after ``stored`` and what the rules owe next, if the rules agree with it."""
+    """The state after ``stored`` (at ``at``, for a game with a clock) and what the rules owe
+    next, if the rules agree with it."""
     version, event = stored["version"], event_of(stored)
     if owed:
         if not same_event(event, owed[0]):
@@ -214,13 +245,17 @@ def _check_event(
         raise Broken(version, "game_over where the rules do not end the game")
     elif event.type == RANDOM:
         owed = _check_draw(rules, state, stored, seed)[1:]
+    elif event.type == TIMEOUT:
+        owed = _check_timeout(rules, state, stored, at)[1:]
+    elif event.type == DECISION:
+        owed = _check_decision(rules, state, stored, at)[1:]
     elif event.type == GAME_CREATED or event.actor == SYSTEM:
         raise Broken(version, f"{event.type} is not an event the log may hold here")
     else:
-        owed = _check_action(rules, state, stored)[1:]
+        owed = _check_action(rules, state, stored, at)[1:]
     if event.type == GAME_OVER:
         owed = [Event(SEED_REVEALED, SYSTEM, {"seed": seed.hex() if seed else None})]
-    return play.apply(rules, state, event), owed
+    return play.apply(rules, state, event, at), owed
 
 
 def _check_envelope(stored: Any, version: int, prev: str, game_id: Any) -> str:
@@ -297,7 +332,9 @@ def _seed(events: list[Any], commitment: str | None) -> bytes | None:
     return seed
 
 
-def _check_action(rules: Any, state: GameState[Any], stored: Mapping[str, Any]) -> list[Event]:
+def _check_action(
+    rules: Any, state: GameState[Any], stored: Mapping[str, Any], at: str | None
+) -> list[Event]:
     version = stored["version"]
     data = stored["data"]
     if (
@@ -311,13 +348,59 @@ def _check_action(rules: Any, state: GameState[Any], stored: Mapping[str, Any]) 
     if type(stored["actor"]) is not int:
         raise Broken(version, "an action's actor is a seat number")
     try:
-        action = rules.parse_action(data["action"])
-        decided, _ = play.step(rules, state, stored["actor"], action)
+        action = play.parse_action(rules, data["action"])
+        decided, _ = play.step(rules, state, stored["actor"], action, at)
+    except TimeoutDue as due:
+        raise _late(version, state, due, stored["actor"]) from None
     except GameError as error:
         reason = f"illegal {stored['type']} by seat {stored['actor']}: {error.code}"
         raise Broken(version, reason) from None
     if not same_event(decided[0], event_of(stored)):
         raise Broken(version, "the action is not written as the rules write it")
+    return decided
+
+
+def _late(version: int, state: GameState[Any], due: TimeoutDue, actor: int | None) -> Broken:
+    """What a ``TimeoutDue`` at this event says about the log."""
+    assert state.clocks is not None
+    seat = actor if actor in due.seats else due.seats[0]
+    deadline = state.clocks.deadline(seat)
+    by = "" if deadline is None else f" (its deadline: {iso(deadline)})"
+    if seat == actor:
+        return Broken(version, f"seat {seat} acted after its time ran out{by}")
+    return Broken(version, f"the timeout of seat {seat} is missing before this event{by}")
+
+
+def _check_timeout(
+    rules: Any, state: GameState[Any], stored: Mapping[str, Any], at: str | None
+) -> list[Event]:
+    version, data = stored["version"], stored["data"]
+    if not isinstance(data, dict) or set(data) != {"seat"} or type(data["seat"]) is not int:
+        raise Broken(version, "a timeout's data is exactly {'seat': <seat number>}")
+    if at is None:
+        raise Broken(version, "a timeout in a game without a clock")
+    seat = data["seat"]
+    try:
+        return play.time_out(rules, state, seat, at)[0]
+    except GameError:
+        deadline = state.clocks.deadline(seat) if state.clocks and seat >= 0 else None
+        by = "it is not to act" if deadline is None else f"its deadline is {iso(deadline)}"
+        raise Broken(version, f"a timeout of seat {seat} that is not due ({by})") from None
+
+
+def _check_decision(
+    rules: Any, state: GameState[Any], stored: Mapping[str, Any], at: str | None
+) -> list[Event]:
+    version, data = stored["version"], stored["data"]
+    try:
+        decision = parse_decision(data)
+        if not same_json(decision.to_json(), data):
+            raise Broken(version, "a decision's data is exactly the organizer's decision")
+        decided, _ = play.decide_decision(rules, state, decision, at)
+    except TimeoutDue as due:
+        raise _late(version, state, due, None) from None
+    except GameError as error:
+        raise Broken(version, f"a decision the rules refuse: {error.code}") from None
     return decided
 
 

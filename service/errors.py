@@ -41,6 +41,18 @@ class VersionConflict(ServiceError):
         self.expected = expected
 
 
+class OutOfTime(ServiceError):
+    """The seat's clock ran out before its action came: the timeout is recorded instead."""
+
+    def __init__(self, seat: int, version: int) -> None:
+        super().__init__(
+            "out_of_time",
+            f"seat {seat}'s time ran out before this action; the game is at version {version}",
+        )
+        self.seat = seat
+        self.version = version
+
+
 class CommandReused(ServiceError):
     """A command id this seat already used, sent again with a different request.
 

@@ -28,4 +28,13 @@ def sample_world(game: Game[Any], state: GameState[Any], generator: Shuffler) ->
     board = sampler(state.board, generator)
     if board is state.board:
         return state
-    return GameState(state.game_id, state.version, state.created, board, state.outcome, state.seed)
+    return GameState(
+        state.game_id,
+        state.version,
+        state.created,
+        board,
+        state.outcome,
+        state.seed,
+        state.clocks,
+        state.left,
+    )

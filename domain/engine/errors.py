@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-ErrorKind = Literal["malformed", "not_allowed", "illegal", "invalid_setup"]
+ErrorKind = Literal["malformed", "not_allowed", "illegal", "invalid_setup", "out_of_time"]
 
 
 class Refusal(Exception):
@@ -53,3 +53,15 @@ class InvalidSetup(GameError):
     """Players or options a game cannot be created with (HTTP 400)."""
 
     kind = "invalid_setup"
+
+
+class TimeoutDue(GameError):
+    """A clock has run out: the timeouts of ``seats`` are due before anything else may be
+    recorded (HTTP 409 ``out_of_time`` for a seat among them; the service records them)."""
+
+    kind = "out_of_time"
+
+    def __init__(self, seats: tuple[int, ...]) -> None:
+        listed = ", ".join(str(seat) for seat in seats)
+        super().__init__("out_of_time", f"the time of seat {listed} has run out")
+        self.seats = seats

@@ -20,7 +20,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 from domain.engine.errors import InvalidSetup
 from domain.engine.parsing import bool_option, check_setup, int_option
 from domain.engine.rules import Action, Rules
-from domain.engine.types import JSON, SYSTEM_EVENT_TYPES
+from domain.engine.types import DECISION, JSON, SYSTEM_EVENT_TYPES, TIMEOUT
 
 B = TypeVar("B")
 B_contra = TypeVar("B_contra", contravariant=True)
@@ -290,6 +290,12 @@ class Scene:
 
 
 def _last_move(event: Mapping[str, Any] | None) -> LastMove | None:
+    """The seat's action that made the position, or the seat a ``timeout`` or an organizer's
+    ``forfeit`` took out (as a pseudo-action ``timed_out`` / ``forfeited``, which pictures
+    put in words like any action they have none for)."""
+    departed = _departure(event)
+    if departed is not None:
+        return departed
     if event is None or event.get("type") in SYSTEM_EVENT_TYPES:
         return None
     actor, data = event.get("actor"), event.get("data")
@@ -297,6 +303,22 @@ def _last_move(event: Mapping[str, Any] | None) -> LastMove | None:
     if not isinstance(actor, int) or isinstance(actor, bool) or not isinstance(action, Mapping):
         return None
     return LastMove(seat=actor, action=dict(action))
+
+
+def _departure(event: Mapping[str, Any] | None) -> LastMove | None:
+    data = event.get("data") if event is not None else None
+    if event is None or not isinstance(data, Mapping):
+        return None
+    said: JSON
+    if event.get("type") == TIMEOUT:
+        seat, said = data.get("seat"), {"type": "timed_out"}
+    elif event.get("type") == DECISION and data.get("decision") == "forfeit":
+        seat, said = data.get("seat"), {"type": "forfeited", "reason": data.get("reason")}
+    else:
+        return None
+    if not isinstance(seat, int) or isinstance(seat, bool):
+        return None
+    return LastMove(seat=seat, action=said)
 
 
 #: ``(scene, colour)`` -> the lines of a text picture (ANSI seat colours when ``colour``).

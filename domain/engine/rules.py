@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
+from domain.engine.departures import LeaveReason
 from domain.engine.types import JSON, Event, GameCreated, Outcome
 
 if TYPE_CHECKING:
@@ -93,6 +94,14 @@ class Rules(Protocol[B]):
 
     def evolve(self, board: B, event: Event) -> B:
         """The board after a stored action or ``random`` event. Total: no validation."""
+        ...
+
+    def leave(self, board: B, seat: int, reason: LeaveReason) -> B:
+        """The board once ``seat`` has left the game (``domain.engine.departures``): it
+        resigned (or was forfeited) or timed out, perhaps out of turn. The seat is never to
+        act again and, in a competitive game, never among the winners; whether the game goes
+        on is the game's to say, through ``outcome`` (a competitive game with one seat left
+        in ends anyway)."""
         ...
 
     def outcome(self, board: B) -> Outcome | None:

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
+from domain.engine.clock import Clocks, ClockSpec
+
 JSON = dict[str, Any]
 Actor = int | Literal["system"]
 SYSTEM: Literal["system"] = "system"
@@ -15,7 +17,11 @@ GAME_CREATED = "game_created"
 RANDOM = "random"
 GAME_OVER = "game_over"
 SEED_REVEALED = "seed_revealed"
-SYSTEM_EVENT_TYPES = frozenset({GAME_CREATED, RANDOM, GAME_OVER, SEED_REVEALED})
+#: A seat's clock ran out (``domain.engine.clock``, ``domain.engine.departures``).
+TIMEOUT = "timeout"
+#: An organizer decided a live game (``domain.engine.departures``).
+DECISION = "decision"
+SYSTEM_EVENT_TYPES = frozenset({GAME_CREATED, RANDOM, TIMEOUT, DECISION, GAME_OVER, SEED_REVEALED})
 
 B = TypeVar("B")
 
@@ -71,8 +77,9 @@ class TournamentSlot:
 class GameCreated:
     """The data of event 1, which pins everything a fold needs to start.
 
-    ``tournament`` is set only for a game a tournament made, and written only then, so every
-    other game's first event is exactly what it always was.
+    ``tournament`` is set only for a game a tournament made, and ``clock`` only for a game
+    played against one; each is written only then, so every other game's first event is
+    exactly what it always was.
     """
 
     game: str
@@ -81,6 +88,7 @@ class GameCreated:
     seats: tuple[SeatInfo, ...]
     seed_commitment: str
     tournament: TournamentSlot | None = None
+    clock: ClockSpec | None = None
 
     def to_json(self) -> JSON:
         out: JSON = {
@@ -92,6 +100,8 @@ class GameCreated:
         }
         if self.tournament is not None:
             out["tournament"] = self.tournament.to_json()
+        if self.clock is not None:
+            out["clock"] = self.clock.to_json()
         return out
 
     @classmethod
@@ -108,6 +118,7 @@ class GameCreated:
             tournament=(
                 TournamentSlot.from_json(data["tournament"]) if "tournament" in data else None
             ),
+            clock=ClockSpec.from_json(data["clock"]) if "clock" in data else None,
         )
 
 
@@ -139,7 +150,11 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class GameState(Generic[B]):
-    """A game folded up to ``version``: the game's own board plus what every game shares."""
+    """A game folded up to ``version``: the game's own board plus what every game shares.
+
+    ``clocks`` is None for a game without a clock; ``left`` lists the seats that resigned,
+    timed out or were forfeited, in that order.
+    """
 
     game_id: str
     version: int
@@ -147,6 +162,8 @@ class GameState(Generic[B]):
     board: B
     outcome: Outcome | None = None
     seed: str | None = None
+    clocks: Clocks | None = None
+    left: tuple[int, ...] = ()
 
     @property
     def over(self) -> bool:

@@ -43,8 +43,17 @@ def move_line(scene: Scene, describe: Callable[[Mapping[str, Any]], str | None])
     if scene.move is None:
         return None
     action = scene.move.action
-    said = describe(action)
+    said = LEAVING.get(str(action.get("type"))) or describe(action)
     return f"{scene.name(scene.move.seat)}: {said or humanize(action.get('type'))}"
+
+
+#: How every picture says a seat left (``Scene.move`` of a ``resign``, ``timeout`` or
+#: ``forfeit``), whatever the game.
+LEAVING = {
+    "resign": "resigned",
+    "timed_out": "ran out of time",
+    "forfeited": "forfeited by the organizer",
+}
 
 
 def pending_line(scene: Scene, say: Callable[[str, Mapping[str, Any]], str | None]) -> str | None:

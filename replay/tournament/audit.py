@@ -318,6 +318,11 @@ def _check_game(
             f"{where}: options {_show(data['options'])} are not the tournament's "
             f"{_show(manifest.options)}"
         )
+    if not same_json(data.get("clock"), manifest.clock):
+        problems.append(
+            f"{where}: clock {_show(data.get('clock'))} is not the tournament's "
+            f"{_show(manifest.clock)}"
+        )
     seats: list[Any] = data["seats"]
     if len(seats) != len(game.players):
         problems.append(

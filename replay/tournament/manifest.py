@@ -33,6 +33,8 @@ MANIFEST_FIELDS = frozenset(
         "standings",
     }
 )
+#: Fields a manifest holds only when they apply: ``clock``, for a tournament played on one.
+OPTIONAL_MANIFEST_FIELDS = frozenset({"clock"})
 PLAYER_FIELDS = frozenset({"player", "name", "bot"})
 ROUND_FIELDS = frozenset({"round", "byes", "games"})
 GAME_FIELDS = frozenset({"game_id", "table", "players", "outcome"})
@@ -80,6 +82,8 @@ class Manifest:
     commitment: str | None
     seed_commitments: tuple[str, ...] | None
     standings: tuple[Standing, ...] | None
+    #: The clock every game was to be played with, as created (None: no clock).
+    clock: dict[str, Any] | None = None
 
 
 def read_manifest(value: Any) -> tuple[Manifest | None, list[str]]:
@@ -100,12 +104,15 @@ def read_manifest(value: Any) -> tuple[Manifest | None, list[str]]:
     try:
         if not isinstance(value, dict) or set(value) != {"tournament"}:
             raise Wrong("line 1", 'not {"tournament": {...}}')
-        body = _object(value["tournament"], MANIFEST_FIELDS, "tournament")
+        raw = value["tournament"]
+        optional = set(raw) & OPTIONAL_MANIFEST_FIELDS if isinstance(raw, dict) else set()
+        body = _object(raw, MANIFEST_FIELDS | optional, "tournament")
     except Wrong as wrong:
         return None, [str(wrong) if wrong.where == "line 1" else f"line 1: {wrong}"]
     id_ = part(lambda: _matching(body["id"], ID, "id", "16 lowercase hex digits"))
     game = part(lambda: _game(body["game"]))
     options = part(lambda: _object(body["options"], None, "options"))
+    clock = part(lambda: _object(body["clock"], None, "clock")) if "clock" in body else None
     part(lambda: _string(body["created_at"], "created_at"))
     commitment = part(
         lambda: _matching(body["commitment"], SHA256, "commitment", "64 lowercase hex digits")
@@ -121,7 +128,9 @@ def read_manifest(value: Any) -> tuple[Manifest | None, list[str]]:
         return None, problems
     if plan is None or rounds is None:
         return None, problems
-    manifest = Manifest(id_, game, plan, options, players, rounds, commitment, seeds, published)
+    manifest = Manifest(
+        id_, game, plan, options, players, rounds, commitment, seeds, published, clock
+    )
     return manifest, problems
 
 

@@ -23,6 +23,7 @@ from service.errors import (
     NotFound,
     NotReplicated,
     OpenTableQuota,
+    OutOfTime,
     QuotaExceeded,
     RateLimited,
     ServiceError,
@@ -36,7 +37,15 @@ log = logging.getLogger(__name__)
 
 #: Domain errors by kind: malformed and unusable input is 400, a seat that may not act 403,
 #: a move the rules refuse 422.
-GAME_ERROR_STATUS = {"malformed": 400, "invalid_setup": 400, "not_allowed": 403, "illegal": 422}
+#: (``out_of_time`` never leaves the service as a GameError: the timeouts are recorded and an
+#: ``OutOfTime`` or ``VersionConflict`` goes out instead.)
+GAME_ERROR_STATUS = {
+    "malformed": 400,
+    "invalid_setup": 400,
+    "out_of_time": 409,
+    "not_allowed": 403,
+    "illegal": 422,
+}
 
 #: Service errors by class.
 SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
@@ -45,6 +54,7 @@ SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     Forbidden: 403,
     NotFound: 404,
     VersionConflict: 409,
+    OutOfTime: 409,
     Conflict: 409,
     CommandReused: 422,
     RateLimited: 429,

@@ -29,7 +29,7 @@ from service.api.http import (
 )
 from service.api.schemas import games as schemas
 from service.bootstrap import Floe
-from service.errors import InvalidRequest
+from service.errors import InvalidRequest, organizer_only
 from service.games.access import Viewer
 from service.games.catalog import GameMeta
 from service.games.commands import Accepted, CreateGame, NewPlayer, PlayAction, request_fingerprint
@@ -56,6 +56,7 @@ def create_game() -> Response:
         players=tuple(NewPlayer(p["name"], p["bot"]) for p in data["players"]),
         options=data["options"],
         seed_hex=data["seed"],
+        clock=data["clock"],
         wait_seconds=wait,
         # The per-creator quotas count by the TCP peer: behind a proxy, the proxy's address.
         creator=request.remote_addr or "unknown",
@@ -138,6 +139,19 @@ def post_action(game_id: str) -> Response:
     )
     with _waiting(wait):
         return _accepted(current_floe().commands.play(meta, command))
+
+
+@v1.post("/games/<game_id>/decisions")
+def post_decision(game_id: str) -> Response:
+    """The organizer decides a live game: a seat forfeits, or the game ends with a result."""
+    viewer = current_viewer()
+    viewer.require_token()  # 401, then 404, then the organizer alone (403), then the body
+    meta = _game(game_id)
+    only_query()
+    if not viewer.organizer:
+        raise organizer_only("deciding a game", anonymous=False)
+    accepted = current_floe().commands.decide(meta, json_body(), viewer)
+    return render_built(accepted.to_json(), 201)
 
 
 def _waiting(seconds: int) -> AbstractContextManager[None]:

@@ -28,14 +28,15 @@ from service.tables.store import TableRecord
 tables_v1 = Blueprint("tables_v1", __name__, url_prefix="/v1/tables")
 
 
-
 @tables_v1.post("")
 def open_table() -> Response:
     viewer = current_viewer()
     only_query()
     data = schemas.load(schemas.OPEN_TABLE, json_body())
     seats = tuple(SeatRequest(s.get("name"), s.get("bot"), s["open"]) for s in data["seats"])
-    command = OpenTable(data["game"], seats, data["options"], creator=request.remote_addr)
+    command = OpenTable(
+        data["game"], seats, data["options"], creator=request.remote_addr, clock=data["clock"]
+    )
     opened = current_floe().tables.open(command, viewer)
     body = {
         **table_json(opened.table),
@@ -125,6 +126,7 @@ def table_json(record: TableRecord) -> dict[str, Any]:
             for s in record.seats
         ],
         "options": dict(record.options),
+        "clock": None if record.clock is None else dict(record.clock),
         "created_at": record.created_at,
         "expires_at": record.expires_at,
         "game_id": record.game_id if started else None,

@@ -51,6 +51,7 @@ def create_tournament() -> Response:
         table_size=data["table_size"],
         rounds=data["rounds"],
         options=data["options"],
+        clock=data["clock"],
     )
     created = current_floe().tournaments.create(command, viewer)
     response = render(schemas.TOURNAMENT_CREATED, created.to_json(), 201)

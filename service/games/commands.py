@@ -19,7 +19,9 @@ from typing import Any
 
 from domain.engine import play
 from domain.engine.canonical import canonical_json
-from domain.engine.errors import GameError
+from domain.engine.clock import ClockSpec
+from domain.engine.departures import parse_decision
+from domain.engine.errors import GameError, TimeoutDue
 from domain.engine.game import Game
 from domain.engine.log import StoredEvent
 from domain.engine.rng import seed_commitment
@@ -29,6 +31,7 @@ from domain.games import GAMES
 from service.errors import (
     CommandReused,
     InvalidRequest,
+    OutOfTime,
     VersionConflict,
     not_a_seat,
     organizer_only,
@@ -38,9 +41,14 @@ from service.games.access import Viewer
 from service.games.catalog import GameMeta
 from service.games.follow_ups import JobQueue, enqueue_next
 from service.games.repository import CommandRecord, GameRepository, Recorded
+from service.games.state_cache import Head
+from service.games.timeouts import record_timeouts
 from service.games.views import shown_events
 from service.limits.quotas import CreatorQuotas
 from service.store.events import Duplicate
+
+#: The time a setup is checked at when no game is stored yet (a table's, a tournament's).
+EPOCH = "1970-01-01T00:00:00Z"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +71,8 @@ class CreateGame:
     creator: str | None = None
     #: The tournament slot a tournament's game fills (written into its first event).
     tournament: TournamentSlot | None = None
+    #: The clock as the request gave it (``domain.engine.clock``); None: no clock.
+    clock: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,9 +161,12 @@ def set_up(
     options: Mapping[str, Any],
     seed: bytes,
     tournament: TournamentSlot | None = None,
+    *,
+    clock: Mapping[str, Any] | None = None,
+    at: str = EPOCH,
 ) -> tuple[GameCreated, GameState[Any]]:
-    """Event 1 of a new game and the state it sets up (``InvalidSetup``, a 400, for options
-    the game cannot use)."""
+    """Event 1 of a new game, stored at ``at``, and the state it sets up (``InvalidSetup``,
+    a 400, for options or a clock the game cannot use)."""
     seats = tuple(SeatInfo(i, p.name, p.bot) for i, p in enumerate(players))
     created = GameCreated(
         game.name,
@@ -162,8 +175,9 @@ def set_up(
         seats,
         seed_commitment(seed),
         tournament,
+        None if clock is None else ClockSpec.from_json(clock),
     )
-    return created, play.new_game(game.rules, game_id, created)
+    return created, play.new_game(game.rules, game_id, created, at)
 
 
 class GameCommands:
@@ -224,9 +238,19 @@ class GameCommands:
         rules = game.rules
         players = command.players
         seed = bytes.fromhex(command.seed_hex) if command.seed_hex else secrets.token_bytes(32)
-        created, state = set_up(game, game_id, players, command.options, seed, command.tournament)
+        created_at = self._repository.clock()
+        created, state = set_up(
+            game,
+            game_id,
+            players,
+            command.options,
+            seed,
+            command.tournament,
+            clock=command.clock,
+            at=created_at,
+        )
         seats = created.seats
-        meta = GameMeta(game_id, game.name, self._repository.clock(), seats, token_hashes)
+        meta = GameMeta(game_id, game.name, created_at, seats, token_hashes)
         # Last of the checks (429), once the request is known to be good; nothing written yet.
         quotas, reserved = self._quotas, None
         if quotas is not None and creator is not None:
@@ -280,7 +304,7 @@ class GameCommands:
         return accepted
 
     def _play(self, meta: GameMeta, command: PlayAction) -> Accepted:
-        action = meta.rules.parse_action(command.action)
+        action = play.parse_action(meta.rules, command.action)
         expected = command.expected_version
         # Decide against the cached head when it matches: the append script refuses it if the
         # stream moved on, so only a mismatch or a refusal needs the catch-up read.
@@ -292,8 +316,11 @@ class GameCommands:
             raise VersionConflict(state.version, expected)
         if command.seat is None:
             raise not_a_seat()
+        at = self._repository.clock()
         try:
-            events, decided = play.step(meta.rules, state, command.seat, action)
+            events, decided = play.step(meta.rules, state, command.seat, action, at)
+        except TimeoutDue as due:
+            raise self._out_of_time(meta, head, command.seat, due, at) from due
         except GameError as error:
             latest = self._repository.latest(meta)  # refused by a stale cache? then: conflict
             if latest.version != state.version:
@@ -307,6 +334,7 @@ class GameCommands:
             seat=command.seat,
             command_id=command.command_id,
             request=command.fingerprint,
+            at=at,
         )
         if isinstance(result, Duplicate):
             return self._repeat(meta, CommandRecord.from_json(result.record), command)
@@ -318,6 +346,47 @@ class GameCommands:
             shown_events(meta.rules, result.events, game_over=result.state.over),
             result.awaiting_random,
         )
+
+    # ----- deciding as the organizer -------------------------------------------------------
+
+    def decide(self, meta: GameMeta, body: Any, viewer: Viewer) -> Accepted:
+        """An organizer's decision on a live game (``domain.engine.departures``): a
+        ``forfeit`` of one seat or a ``result``; one ``decision`` event, then ``game_over``
+        if the game ends. Refused in the API's order: not the organizer (401/403), a body
+        that fits no decision (400), a clock that ran out first (409: the timeouts are
+        recorded; decide again on what stands), a game over or awaiting a draw (403), a
+        seat the game does not have or that has left (422)."""
+        if not viewer.organizer:
+            raise organizer_only("deciding a game", anonymous=viewer.anonymous)
+        decision = parse_decision(body)
+        head = self._repository.head(meta)
+        at = self._repository.clock()
+        try:
+            events, decided = play.decide_decision(meta.rules, head.state, decision, at)
+        except TimeoutDue as due:
+            recorded = record_timeouts(self._repository, self._jobs, meta, head, at)
+            version = recorded.state.version if recorded else self._repository.latest(meta).version
+            raise VersionConflict(version, head.state.version) from due
+        result = self._repository.append(
+            meta, head, events, decided, seat=SYSTEM, command_id=None, at=at
+        )
+        if not isinstance(result, Recorded):
+            raise VersionConflict(self._repository.latest(meta).version, head.state.version)
+        enqueue_next(self._jobs, meta.bundle, meta.game_id, result.state, result.status)
+        shown = shown_events(meta.rules, result.events, game_over=result.state.over)
+        return Accepted(result.state.version, shown, result.awaiting_random)
+
+    def _out_of_time(
+        self, meta: GameMeta, head: Head, seat: int, due: TimeoutDue, at: str
+    ) -> OutOfTime | VersionConflict:
+        """A clock ran out before this action: the timeouts are recorded now (unless a
+        worker's timer got there first), and the action is refused: ``out_of_time`` for a
+        seat whose own time is up, a version conflict for anyone else (the game moved on)."""
+        recorded = record_timeouts(self._repository, self._jobs, meta, head, at)
+        version = recorded.state.version if recorded else self._repository.latest(meta).version
+        if seat in due.seats:
+            return OutOfTime(seat, version)
+        return VersionConflict(version, head.state.version)
 
     def earlier_answer(
         self, meta: GameMeta, seat: int | None, command_id: str, fingerprint: str

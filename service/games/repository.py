@@ -162,7 +162,7 @@ class GameRepository:
         else:
             state, rest = cached.state, new_events
         for stored in rest:
-            state = play.apply(meta.rules, state, stored.event)
+            state = play.apply(meta.rules, state, stored.event, stored.at)
             self._cache.snapshot(state)
         head = Head(state, new_events[-1].hash)
         self._cache.advance(game_id, head)
@@ -191,7 +191,7 @@ class GameRepository:
             rest = self._store.read(meta.game_id, after=base.version, upto=version)
         state = base
         for stored in rest:
-            state = play.apply(meta.rules, state, stored.event)
+            state = play.apply(meta.rules, state, stored.event, stored.at)
             self._cache.snapshot(state)
         return state
 
@@ -228,6 +228,8 @@ class GameRepository:
             "tokens": json.dumps(list(token_hashes)),
             "status": play.status(meta.rules, state),
         }
+        if state.clocks is not None:
+            fields["clocked"] = "1"
         created_ms = millis(meta.created_at)
         self._store.create(first, seed_hex=seed_hex, meta=fields, created_ms=created_ms)
         self._cache.advance(meta.game_id, Head(state, first.hash))
@@ -244,24 +246,29 @@ class GameRepository:
         seat: int | str,
         command_id: str | None,
         request: str | None = None,
+        at: str | None = None,
     ) -> Recorded | Duplicate | Conflict:
         """Seal ``events`` after ``head`` and append them in one round trip; cache the result.
 
-        ``decided`` is the state after ``events``, as deciding them already folded it. A
-        game's last events are always ``game_over`` then ``seed_revealed``: the seed is added
-        here, the only place that reads it.
+        ``decided`` is the state after ``events``, as deciding them already folded it, at
+        ``at`` (the time they are stored at: the service clock's now when None, which a game
+        with a clock must not leave to chance). A game's last events are always
+        ``game_over`` then ``seed_revealed``: the seed is added here, the only place that
+        reads it.
         """
+        if at is None:
+            at = self.clock()
         after = decided
         if events[-1].type == GAME_OVER:
             revealed = Event(SEED_REVEALED, SYSTEM, {"seed": self._store.seed(meta.game_id)})
             events = [*events, revealed]
-            after = play.apply(meta.rules, after, revealed)
+            after = play.apply(meta.rules, after, revealed, at)
         sealed = seal(
             meta.game_id,
             events,
             first_version=head.state.version + 1,
             prev_hash=head.hash,
-            at=self.clock(),
+            at=at,
             command_id=command_id,
         )
         status = play.status(meta.rules, after)
@@ -296,4 +303,4 @@ class GameRepository:
 
     def _genesis(self, meta: GameMeta, created: StoredEvent) -> GameState[Any]:
         """The state at version 1 from the ``game_created`` event."""
-        return play.fold(meta.rules, meta.game_id, [created.event])
+        return play.fold_timed(meta.rules, meta.game_id, [(created.event, created.at)])

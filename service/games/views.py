@@ -70,4 +70,6 @@ def game_view(
         "seed_commitment": state.created.seed_commitment,
         "seed": state.seed or revealed_seed,
         "bot_failure": bot_failure,
+        "clock": None if state.clocks is None else state.clocks.to_json(),
+        "left": list(state.left),
     }

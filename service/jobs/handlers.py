@@ -21,14 +21,16 @@ from typing import Any, Literal, Protocol
 from domain.ai import UNBOUNDED, BotTimedOut, Budget, bot_to_move
 from domain.ai.policy import Policy
 from domain.engine import play, rng
+from domain.engine.errors import TimeoutDue
 from domain.engine.status import GameStatus
 from domain.engine.types import SYSTEM, Event, GameState
 from service.caching.lru import ByteBoundedLRU
 from service.caching.sizes import ENTRY_OVERHEAD
 from service.games.catalog import GameMeta
-from service.games.follow_ups import JobKind, JobQueue, enqueue_next
+from service.games.follow_ups import JobKind, JobQueue, enqueue_next, timer_due
 from service.games.repository import GameRepository, Recorded
 from service.games.state_cache import Head
+from service.games.timeouts import record_timeouts
 from service.jobs.queue import parse_job_id
 from service.store.events import EventStore, GameRecord
 
@@ -58,6 +60,8 @@ class JobHooks:
     bot_written: Callable[[str], None] = _nothing
     #: A tournament job (a game of it ended), before the tournament advances.
     before_tournament: Callable[[str], None] = _nothing
+    #: A timeout job (its timer came due), before it records the timeout.
+    before_timeout: Callable[[str], None] = _nothing
 
 
 class TournamentRunner(Protocol):
@@ -135,8 +139,9 @@ class Automation:
                 break
             seed = self._seeds.get(game_id)
             outcome = rng.draw(seed, game_id, version + 1, draw.label, draw.kind, draw.n)
-            events, decided = play.resolve_draw_step(meta.rules, head.state, outcome)
-            result = self._record(meta, head, events, decided, seat=SYSTEM, command_id=None)
+            at = self._repository.clock()
+            events, decided = play.resolve_draw_step(meta.rules, head.state, outcome, at)
+            result = self._record(meta, head, events, decided, seat=SYSTEM, command_id=None, at=at)
             if result is None:
                 break
             made += 1
@@ -152,7 +157,25 @@ class Automation:
             return self.resolve_draw(game_id, version)
         if kind == "bot":
             return self.play_bot(game_id, version, thought)
+        if kind == "timeout":
+            return self.time_out(game_id, version)
         return self.tournament_game_over(game_id, version)
+
+    def time_out(self, game_id: str, version: int) -> bool:
+        """Record the timeouts the game owes at ``version``, if it still stands there; a
+        timer that came early (another machine's clock ahead) is armed again. True when
+        timeouts were appended."""
+        self._hooks.before_timeout(game_id)
+        meta = self._repository.meta(game_id)
+        head = self._repository.head(meta)
+        if head.state.version != version or head.state.over:
+            return False
+        if record_timeouts(self._repository, self._jobs, meta, head, self._repository.clock()):
+            return True
+        due = timer_due(head.state)
+        if due is not None:
+            self._jobs.enqueue("timeout", game_id, version, due=due)
+        return False
 
     def item_stuck(self, item: str) -> None:
         """``item`` ran past its deadline (``service.jobs.deadlines``): code that never checks
@@ -226,9 +249,11 @@ class Automation:
             thought()
         if move is None:
             return False
-        events, decided = move
+        events, decided, at = move
         self._hooks.bot_decided(meta.game_id)
-        result = self._record(meta, head, events, decided, seat=seat, command_id=f"bot-{version}")
+        result = self._record(
+            meta, head, events, decided, seat=seat, command_id=f"bot-{version}", at=at
+        )
         if result is None:
             return None
         self._hooks.bot_written(meta.game_id)
@@ -236,8 +261,9 @@ class Automation:
 
     def _bot_move(
         self, meta: GameMeta, state: GameState[Any], seat: int
-    ) -> tuple[list[Event], GameState[Any]] | None:
-        """The bot's move, decided within ``bot_move_seconds``; None when the bot failed.
+    ) -> tuple[list[Event], GameState[Any], str] | None:
+        """The bot's move, decided within ``bot_move_seconds``, and the time it is made at;
+        None when the bot failed, or when its clock ran out first (its timer will say so).
 
         A policy that runs out of time, raises, or answers an action the rules refuse (a bug)
         gets no other move played in its place: a move nobody asked for, or one that depends
@@ -253,7 +279,11 @@ class Automation:
         budget = UNBOUNDED if seconds is None else Budget.of(seconds, self._monotonic)
         try:
             action = self._policies[strength].choose(meta.bundle, state, seat, stream, budget)
-            return play.step(meta.rules, state, seat, action)
+            at = self._repository.clock()
+            events, decided = play.step(meta.rules, state, seat, action, at)
+            return events, decided, at
+        except TimeoutDue:
+            return None  # not the bot's failure: the game's timer records the timeout
         except BotTimedOut as error:
             message = f"{strength} {error}"
             self._failed(meta.game_id, seat, version, strength, "timeout", message)
@@ -294,10 +324,12 @@ class Automation:
         *,
         seat: int | str,
         command_id: str | None,
+        at: str,
     ) -> Recorded | None:
-        """Append; on success enqueue what the game waits for next. None when refused."""
+        """Append at ``at``; on success enqueue what the game waits for next. None when
+        refused."""
         result = self._repository.append(
-            meta, head, events, decided, seat=seat, command_id=command_id
+            meta, head, events, decided, seat=seat, command_id=command_id, at=at
         )
         if not isinstance(result, Recorded):
             return None
@@ -325,6 +357,21 @@ class Automation:
                 state = self._repository.latest(meta)
                 if bot_to_move(meta.bundle, state) is not None:
                     yield "bot", game_id, state.version
+
+    def waiting_timers(self, *, batch: int = 500) -> Iterator[tuple[str, int, int]]:
+        """Every (game, version, due second) of a game with a clock that owes a timeout at
+        its deadline: what the sweeper arms again, so a lost timer is late, never lost."""
+        catalog = self._repository.catalog
+        for record in self._games(batch):
+            if not record.clocked or record.status != GameStatus.ACTIVE:
+                continue
+            meta = catalog.find(record.game_id)
+            if meta is None:
+                continue
+            state = self._repository.latest(meta)
+            due = timer_due(state)
+            if due is not None:
+                yield record.game_id, state.version, due
 
     def failed_bot_moves(self) -> Iterator[tuple[str, int]]:
         """Every (game, version) whose bot move failed at the version the game stands at.

@@ -27,14 +27,16 @@ from rq.serializers import JSONSerializer
 from service.games.follow_ups import JobKind
 from service.jobs.backlog import Backlog
 from service.jobs.drains import IDLE_SECONDS, LIFE_SECONDS
+from service.jobs.timers import Timers
 from service.redis.keys import KeyPattern
 
 DRAWS = "floe:draws"
 BOTS = "floe:bots"
 #: The queue of each kind. A tournament's advance (a finished game's round may start the
-#: next) is quick and people wait for it, so it shares the draws' queue.
+#: next) and a timeout (once its timer is due, ``service.jobs.timers``) are quick and people
+#: wait for them, so they share the draws' queue.
 QUEUE_NAMES: Mapping[JobKind, str] = MappingProxyType(
-    {"draw": DRAWS, "bot": BOTS, "tournament": DRAWS}
+    {"draw": DRAWS, "bot": BOTS, "tournament": DRAWS, "timeout": DRAWS}
 )
 #: Every queue, in the order a worker takes from them, and the most items a drain claims from
 #: each at once (bot moves one by one: one bot thinks at a time).
@@ -89,15 +91,24 @@ class RqJobQueue:
 
     def __init__(self, client: redis.Redis, *, bot_move_seconds: float = 60.0) -> None:
         self.backlog = Backlog(client)
+        self.timers = Timers(client)
         self.bot_move_seconds = bot_move_seconds
         self._queues = {
             name: Queue(name, connection=client, serializer=JSONSerializer) for name in BATCHES
         }
 
-    def enqueue(self, kind: JobKind, game_id: str, version: int) -> bool:
-        """Add the item unless it is pending or a live worker runs it; True when added."""
-        name = QUEUE_NAMES[kind]
-        added = self.backlog.add(name, job_id(kind, game_id, version))
+    def enqueue(self, kind: JobKind, game_id: str, version: int, *, due: int | None = None) -> bool:
+        """Add the item unless it is pending or a live worker runs it; True when added.
+        With ``due`` (epoch seconds), arm its timer instead: it is added once due."""
+        if due is not None:
+            self.timers.arm(game_id, job_id(kind, game_id, version), due)
+            return True
+        return self.add_now(job_id(kind, game_id, version))
+
+    def add_now(self, item: str) -> bool:
+        """Add ``item`` (a job id) to its queue's backlog now (a timer that came due)."""
+        name = QUEUE_NAMES[parse_job_id(item)[0]]
+        added = self.backlog.add(name, item)
         if added.drain is not None:
             self.enqueue_drain(name, added.drain)
         return added.added

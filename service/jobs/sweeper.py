@@ -7,7 +7,9 @@ sweeps is added again (``RqJobQueue.enqueue``, which refuses one pending already
 live worker, so a sweep never piles copies of an id onto a queue, and names a drain if the
 queue has too few). Each sweep also drops the claims of workers that died, lets RQ move the
 drain jobs of dead workers to its failed registry, and advances every running tournament
-whose round is over (idempotent), so an advance lost with its worker never leaves one stuck.
+whose round is over (idempotent), so an advance lost with its worker never leaves one stuck,
+and arms again the timer of every game with a clock (``service.jobs.timers``), so a timer
+lost with the queue Redis or a worker is late by a sweep at most.
 A bot move that failed is not lost: the sweeper leaves it alone (a worker retries it when
 it starts).
 
@@ -75,6 +77,8 @@ class Sweeper:
             StartedJobRegistry(queue=rq_queue).cleanup()
         self._queue.backlog.prune()
         self._automation.advance_tournaments()
+        for game_id, version, due in self._automation.waiting_timers():
+            self._queue.enqueue("timeout", game_id, version, due=due)
         waiting = set(self._automation.waiting_jobs())
         lost = sorted(waiting & self._seen)
         added = []

@@ -11,9 +11,11 @@ While it runs, a thread keeps its liveness key (``floe:worker:<name>:alive``, a 
 renewed, and its name in the sets of workers of its queues (a queue gets as many drains as it
 has workers): a SIGKILLed worker's key lapses within ``alive_ttl``, and what it had claimed,
 and its running drain, count as lost (RQ's own worker key lives far too long to wait for).
-Its sweeper (``service.jobs.sweeper``) adds lost items again. An item stuck past its deadline
-(``service.jobs.deadlines``) ends the process: logged at ERROR, a bot move's failure recorded,
-exit status ``STUCK_EXIT_STATUS``; ``floe run`` starts another worker in its place.
+Its sweeper (``service.jobs.sweeper``) adds lost items again, and its ticker moves the timers
+of games' clocks that came due to the draws' backlog (``service.jobs.timers``). An item stuck
+past its deadline (``service.jobs.deadlines``) ends the process: logged at ERROR, a bot move's
+failure recorded, exit status ``STUCK_EXIT_STATUS``; ``floe run`` starts another worker in
+its place.
 
 ``service.bootstrap.build_worker`` builds it from Floe's parts, as everything else is built.
 """
@@ -41,6 +43,7 @@ from service.jobs.drains import IDLE_SECONDS, Drains, DrainSettings
 from service.jobs.handlers import Automation
 from service.jobs.queue import BATCHES, BOTS, DRAWS, RqJobQueue, alive_key
 from service.jobs.sweeper import Sweeper
+from service.jobs.timers import Ticker
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +177,7 @@ class Worker:
         self._sweeper: Sweeper | None = None
         if not burst and sweep_seconds > 0:
             self._sweeper = Sweeper(automation, queue, client, sweep_seconds)
+        self._ticker = None if burst else Ticker(queue.timers, queue.add_now)
 
     def run(self) -> bool:
         """Work the queues until stopped (``burst``: until they are empty), sweeping meanwhile."""
@@ -189,6 +193,10 @@ class Worker:
         if self._sweeper is not None:
             threading.Thread(
                 target=self._sweeper.sweep_until, args=(self._stop,), name="sweeper", daemon=True
+            ).start()
+        if self._ticker is not None:
+            threading.Thread(
+                target=self._ticker.tick_until, args=(self._stop,), name="timers", daemon=True
             ).start()
         try:
             return bool(self._rq.work(burst=self._burst, with_scheduler=False))

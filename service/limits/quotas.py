@@ -8,8 +8,9 @@ passes in (``request.remote_addr``: behind a reverse proxy, the proxy's). Two qu
 - live games of any kind: ``live_games`` (default 100).
 
 0 turns a quota off; the organizer is never counted. Over a quota ``create`` is refused with
-429 ``bot_game_quota`` / ``live_game_quota`` and nothing is written. Nothing but the creator
-frees a slot (a game ends when it is played out), so there is no ``Retry-After``.
+429 ``bot_game_quota`` / ``live_game_quota`` and nothing is written. Nothing but the game's
+end frees a slot (played out, resigned, timed out, or decided by the organizer), so there is no
+``Retry-After``.
 
 Each creator's games are two sorted sets sharing the hash tag ``{<creator>}`` (one Redis
 Cluster slot), member = game id, score = when the slot was taken (ms):

@@ -86,6 +86,8 @@ class GameRecord:
     token_hashes: tuple[str | None, ...]
     #: The last bot move that failed, if any (it may be stale: compare its ``version``).
     bot_failure: dict[str, Any] | None
+    #: Whether the game is played against a clock (its timers need arming).
+    clocked: bool = False
 
     @property
     def failed_at(self) -> int | None:
@@ -106,6 +108,7 @@ class GameRecord:
             seats=tuple(json.loads(fields["seats"])),
             token_hashes=tuple(json.loads(fields["tokens"])),
             bot_failure=None if failure is None else dict(json.loads(failure)),
+            clocked=fields.get("clocked") == "1",
         )
 
 

@@ -78,6 +78,8 @@ class OpenTable:
     options: Mapping[str, Any] = field(default_factory=dict)
     #: The client address, for the quotas (None: none applies).
     creator: str | None = None
+    #: The clock the game is played with, as the request gave it; None: no clock.
+    clock: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +121,7 @@ class Tables:
         game = hosted(command.game)
         check_player_count(game, len(command.seats))
         table_id, game_id = secrets.token_hex(8), secrets.token_hex(8)
-        _check_setup(command, game_id)  # 400 for options the game cannot set up
+        _check_setup(command, game_id)  # 400 for options or a clock the game cannot set up
         creator = "" if viewer.organizer or command.creator is None else command.creator
         now = self._clock()
         host_token = f"{table_id}.host.{secrets.token_urlsafe(32)}"
@@ -142,6 +144,7 @@ class Tables:
             host_hash=_sha256(host_token),
             creator=creator,
             token_hashes=tuple(t and tokens.token_hash(t) for t in seat_tokens),
+            clock=None if command.clock is None else dict(command.clock),
         )
         handed = tuple((i, t) for i, t in enumerate(seat_tokens) if t is not None)
         if record.open_seats == 0:
@@ -163,7 +166,7 @@ class Tables:
         """A table with no open seat: its game is created now, as ``POST /v1/games`` would
         (the creator's quotas apply), and the table is kept, started, to say so."""
         players = tuple(NewPlayer(s.name or "", s.bot) for s in record.seats)
-        command = CreateGame(record.game, players, record.options)
+        command = CreateGame(record.game, players, record.options, clock=record.clock)
         self._commands.create_for_table(
             command, record.game_id, record.token_hashes, creator=record.creator or None
         )
@@ -236,7 +239,7 @@ class Tables:
         if record.status != "starting":
             return record
         players = tuple(NewPlayer(s.name or "", s.bot) for s in record.seats)
-        command = CreateGame(record.game, players, record.options)
+        command = CreateGame(record.game, players, record.options, clock=record.clock)
         with contextlib.suppress(GameExists):  # another reader finished it first
             self._commands.create_for_table(command, record.game_id, record.token_hashes)
         kept_ms = self._limits.kept_seconds * 1000
@@ -289,10 +292,10 @@ def _listed_as(record: TableRecord) -> str:
 
 
 def _check_setup(command: OpenTable, game_id: str) -> None:
-    """Set the game up once, as it will be (open seats under stand-in names): options it
-    cannot use are refused now (400), not when the last stranger arrives."""
+    """Set the game up once, as it will be (open seats under stand-in names): options or a
+    clock it cannot use are refused now (400), not when the last stranger arrives."""
     players = [NewPlayer(s.name or f"seat {i}", s.bot) for i, s in enumerate(command.seats)]
-    set_up(hosted(command.game), game_id, players, command.options, bytes(32))
+    set_up(hosted(command.game), game_id, players, command.options, bytes(32), clock=command.clock)
 
 
 def table_not_found(table_id: str) -> NotFound:

@@ -4,7 +4,8 @@ A table is not a game and not an event stream: it is a small record that people 
 seat before a game exists. Keys share the hash tag ``{<table_id>}`` where one table is
 concerned, so each script touches one slot:
 
-- ``floe:table:{t}``            hash: ``game``, ``options`` (JSON), ``seats`` (the count),
+- ``floe:table:{t}``            hash: ``game``, ``options`` (JSON), ``clock`` (JSON, only for
+  a table whose game is played against a clock), ``seats`` (the count),
   ``created_at``, ``expires_at``, ``status`` (open, starting, started, cancelled), ``host``
   (the host token's SHA-256), ``creator``, ``game_id``, and per seat ``seat:<i>:name``,
   ``seat:<i>:bot``, ``seat:<i>:open`` (``1`` for a seat a stranger may take) and
@@ -71,6 +72,8 @@ class TableRecord:
     host_hash: str
     creator: str
     token_hashes: tuple[str | None, ...]
+    #: The clock as the host gave it (``domain.engine.clock``); None: no clock.
+    clock: Mapping[str, Any] | None = None
 
     @property
     def open_seats(self) -> int:
@@ -123,6 +126,8 @@ class TableStore:
             "creator": record.creator,
             "game_id": record.game_id,
         }
+        if record.clock is not None:  # only then: a table without one is stored as before
+            fields["clock"] = json.dumps(dict(record.clock))
         for seat, token_hash in zip(record.seats, record.token_hashes, strict=True):
             prefix = f"seat:{seat.seat}:"
             fields[prefix + "open"] = "1" if seat.open else "0"
@@ -233,6 +238,7 @@ def _record(table_id: str, raw: Mapping[str, str]) -> TableRecord:
         host_hash=raw["host"],
         creator=raw["creator"],
         token_hashes=tuple(hashes),
+        clock=json.loads(raw["clock"]) if "clock" in raw else None,
     )
 
 

@@ -63,6 +63,8 @@ class CreateTournament:
     #: Swiss only (a round robin's count follows from its players).
     rounds: int | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: The clock of every game, as the request gave it; None: no clock.
+    clock: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +128,8 @@ class Tournaments:
         if len(set(names)) != len(names):
             raise InvalidRequest("invalid_tournament", "players: every name must differ")
         stand_ins = [NewPlayer(f"seat {i}") for i in range(plan.table_size)]
-        set_up(game, "0" * 16, stand_ins, command.options, bytes(32))  # 400 for bad options
+        # 400 for options or a clock the game cannot use, before anything is written.
+        set_up(game, "0" * 16, stand_ins, command.options, bytes(32), clock=command.clock)
         tournament_id = secrets.token_hex(8)
         seeds = [secrets.token_bytes(32) for _ in range(plan.slots)]
         commitments = [seed_commitment(seed) for seed in seeds]
@@ -141,6 +144,7 @@ class Tournaments:
             "table_size": plan.table_size,
             "planned_rounds": plan.rounds,
             "options": dict(command.options),
+            "clock": None if command.clock is None else dict(command.clock),
             "created_at": now,
             "players": [{"name": p.name, "bot": p.bot} for p in command.players],
             "token_hashes": [t and tokens.token_hash(t) for t in player_tokens],
@@ -223,6 +227,7 @@ class Tournaments:
                 spec["options"],
                 seed_hex=seeds[slot],
                 tournament=TournamentSlot(stored.id, number, table),
+                clock=_clock(spec),
             )
             with contextlib.suppress(GameExists):  # another worker made it first
                 self._commands.create_for_table(command, game_id, [hashes[p] for p in seated])
@@ -269,7 +274,11 @@ class Tournaments:
 
     def _export(self, stored: StoredTournament) -> Iterator[str]:
         document = self._document(stored)
+        # The manifest keeps to the fields the audit reads (``replay.tournament.manifest``);
+        # ``clock`` only when the tournament has one, so older manifests read as they were.
         manifest = {k: v for k, v in document.items() if k != "status"}
+        if manifest.get("clock") is None:
+            manifest.pop("clock", None)
         manifest["rounds"] = [
             {**r, "games": [{k: v for k, v in g.items() if k != "status"} for g in r["games"]]}
             for r in document["rounds"]
@@ -330,6 +339,7 @@ class Tournaments:
             "table_size": spec["table_size"],
             "planned_rounds": spec["planned_rounds"],
             "options": spec["options"],
+            "clock": _clock(spec),
             "status": stored.status,
             "created_at": spec["created_at"],
             "commitment": spec["commitment"],
@@ -377,6 +387,12 @@ class Tournaments:
                 zip(game_ids, round_["tables"], statuses, outcomes, strict=True), start=1
             )
         ]
+
+
+def _clock(spec: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The tournament's clock; None for one without (or created before clocks were)."""
+    clock: dict[str, Any] | None = spec.get("clock")
+    return clock
 
 
 def _plan(spec: Mapping[str, Any]) -> Plan:

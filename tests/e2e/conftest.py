@@ -10,12 +10,14 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api.app import create_app
+from service.bootstrap import Floe, build
 from service.settings import Settings
 from tests.support.api import (
     ORGANIZER,
     Game,
     bearer,
 )
+from tests.support.clocks import ManualClock
 
 
 @pytest.fixture
@@ -39,3 +41,23 @@ def new_game(client: FlaskClient) -> Callable[..., Game]:
         return Game(client, created["id"], [s["token"] for s in created["seats"]])
 
     return make
+
+
+# ----- the service in-process on a clock the test moves by hand ----------------------------
+
+
+@pytest.fixture
+def manual_clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def hand_floe(redis_url: str, manual_clock: ManualClock) -> Floe:
+    """Floe on the test Redis whose time passes only when the test says (``manual_clock``)."""
+    return build(Settings(redis_url=redis_url, organizer_token=ORGANIZER), clock=manual_clock)
+
+
+@pytest.fixture
+def hand_client(hand_floe: Floe) -> FlaskClient:
+    """The API of ``hand_floe``."""
+    return create_app(floe=hand_floe).test_client()

@@ -8,8 +8,8 @@ project's generator config (``tests/support/openapi-python-client.yaml``), and w
 only the documented media-type notices (the board picture and the two export files). It then imports
 the generated package and plays a whole Arktia, Iceberg and Ice Breakers game through it
 against the API served as ``floe run`` serves it (gunicorn, ``service.api.app:create_app()``,
-a real Redis), the draws made by a real ``floe worker``; and it creates, plays, reads and
-exports a tournament.
+a real Redis), the draws made by a real ``floe worker``; it creates, plays, reads and
+exports a tournament; and it plays against a clock, resigns and has the organizer decide.
 
 Everything goes through the generated models: a game is created from its game's
 ``<Game>CreateGameRequest`` (with ``<Game>Options``), the loop reads the game's own view
@@ -62,7 +62,7 @@ UNREADABLE_MEDIA_TYPES = {
 }
 #: The keys of timestamps: the generated models read them as ``datetime`` and write them
 #: back in Python's ISO form (``+00:00`` for the wire's ``Z``), so they compare as instants.
-TIMESTAMP_KEYS = frozenset({"at", "created_at"})
+TIMESTAMP_KEYS = frozenset({"at", "created_at", "deadline"})
 
 
 # ----- generating --------------------------------------------------------------------------
@@ -144,6 +144,7 @@ OPERATIONS = {
     "get_board_picture": "games",
     "get_legal_actions": "play",
     "post_action": "play",
+    "post_decision": "play",
     "get_events": "events",
     "export_game": "events",
     "health": "ops",
@@ -242,6 +243,8 @@ STORED = {
     "random": "StoredRandomEvent",
     "game_over": "StoredGameOverEvent",
     "seed_revealed": "StoredSeedRevealedEvent",
+    "timeout": "StoredTimeoutEvent",
+    "decision": "StoredDecisionEvent",
 }
 
 
@@ -493,3 +496,74 @@ def test_a_generated_client_creates_plays_reads_and_exports_a_tournament(
     assert manifest.id == created.id and manifest.commitment == created.commitment
     stored = [roundtrip(stored_class(m, line), line) for line in lines]
     assert [s.to_dict() for s in stored] == [e.to_dict() for e in events.events]
+
+
+def test_a_generated_client_plays_against_a_clock_resigns_and_decides(
+    generated: Generated, base_url: str
+) -> None:
+    """A clock (``PerMoveClock``) and the view's ``SeatClocks``; the organizer's decisions
+    (``ForfeitDecision``, ``ResultDecision``) and ``Resign``, every game's action, through
+    the generated models: each answer parsed into its class and lossless."""
+    m, ops = generated.models, generated.ops
+    public = generated.client(base_url)
+    organizer = generated.client(base_url, ORGANIZER)
+    request = m.ArktiaCreateGameRequest(
+        game="arktia",
+        players=[m.NewPlayer(name=f"p{i}") for i in range(3)],
+        clock=m.PerMoveClock(kind="per_move", move_s=3600),
+    )
+    answer = ops["create_game"].sync_detailed(client=public, body=request)
+    created = typed(answer, m.GameCreated, 201)
+    game_id = created.id
+    seats = [generated.client(base_url, seat.token) for seat in created.seats]
+    view = typed(ops["get_game"].sync_detailed(game_id, client=public), m.ArktiaView)
+    assert isinstance(view.clock, m.SeatClocks)
+    assert sorted(view.clock.additional_keys) == ["0", "1", "2"]
+    assert view.clock["0"].remaining_s == 3600 and view.clock["0"].deadline is not None
+    assert view.clock["1"].deadline is None and view.left == []
+
+    # only the organizer decides; a forfeit is one system event, its data the body as sent
+    forfeit = m.ForfeitDecision(decision="forfeit", seat=1, reason="Left the venue.")
+    refused = ops["post_decision"].sync_detailed(game_id, client=seats[0], body=forfeit)
+    assert typed(refused, m.Error, 403).error.code == m.ErrorCode.ORGANIZER_ONLY
+    decided = typed(
+        ops["post_decision"].sync_detailed(game_id, client=organizer, body=forfeit),
+        m.ActionAccepted,
+        201,
+    )
+    [event] = decided.events
+    assert isinstance(event, m.DecisionEvent) and isinstance(event.data, m.ForfeitDecision)
+    assert event.data.to_dict() == forfeit.to_dict() and event.command_id is None
+
+    # seat 2 resigns out of turn: seat 0, the last one in, wins
+    body = m.PostActionRequest(
+        action=m.Resign(type_="resign"), expected_version=decided.version, command_id="bye"
+    )
+    answer = ops["post_action"].sync_detailed(game_id, client=seats[2], body=body)
+    ended = typed(answer, m.ActionAccepted, 201)
+    first = ended.events[0]
+    assert isinstance(first, m.ActionEvent) and first.type_ == m.ActionEventType("resign")
+    assert isinstance(ended.events[-2], m.GameOverEvent)
+    assert isinstance(ended.events[-1], m.SeedRevealedEvent)
+    view = typed(ops["get_game"].sync_detailed(game_id, client=public), m.ArktiaView)
+    assert view.status == m.Status.OVER and view.left == [1, 2]
+    assert view.outcome is not None and view.outcome.winners == [0]
+    exported = ops["export_game"].sync_detailed(game_id, client=public)
+    lines = [json.loads(line) for line in exported.parsed.splitlines()]
+    assert [line["type"] for line in lines[1:3]] == ["decision", "resign"]
+    for line in lines:
+        roundtrip(stored_class(m, line), line)
+
+    # a result without a winner ends another game: the view's outcome is the organizer's
+    plain = m.ArktiaCreateGameRequest(
+        game="arktia", players=[m.NewPlayer(name="a"), m.NewPlayer(name="b")]
+    )
+    other = typed(ops["create_game"].sync_detailed(client=public, body=plain), m.GameCreated, 201)
+    nobody = m.ResultDecision(decision="result", winners=[], reason="Both disqualified.")
+    typed(
+        ops["post_decision"].sync_detailed(other.id, client=organizer, body=nobody),
+        m.ActionAccepted,
+        201,
+    )
+    view = typed(ops["get_game"].sync_detailed(other.id, client=public), m.ArktiaView)
+    assert view.clock is None and view.outcome is not None and view.outcome.winners == []

@@ -41,10 +41,12 @@ from openapi_spec_validator.readers import read_from_filename
 from domain.games import GAMES
 from service.api.app import create_app
 from service.api.spec import packaged_text
-from service.api.spec.build import build, dump
+from service.api.spec.build import build, camel, dump
+from service.bootstrap import build as build_floe
 from service.run.redis_server import free_tcp_port
 from service.settings import Settings
 from service.store.events import events_key
+from tests.support.clocks import ManualClock
 from tests.support.openapi import (
     HTTP_METHODS,
     Answer,
@@ -134,8 +136,8 @@ def test_every_route_of_the_app_is_documented_and_nothing_else(
         methods = {m.lower() for m in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
         found = docs if rule.endpoint.startswith("docs.") else routes
         found |= {(method, flask_template(rule.rule)) for method in methods}
-    # the game routes (11), the tables' (5), /v1/replays and the tournaments' (4)
-    assert len(routes) == 21
+    # the game routes (12), the tables' (5), /v1/replays and the tournaments' (4)
+    assert len(routes) == 22
     # the documentation routes (docs/reference/http-api.md) are the API's manual, not the API
     assert docs == {("get", path) for path in DOC_ROUTES}
     documented = documented_operations(spec)
@@ -328,6 +330,81 @@ def test_a_plugin_game_joins_a_spec_built_with_it() -> None:
     assert schemas["GameView"]["discriminator"]["mapping"]["pig"].endswith("/PigView")
     validate(document)
     assert "Pig" not in SPEC_PATH.read_text(encoding="utf-8")
+
+
+def test_every_game_offers_resign_and_the_organizer_may_decide(spec: OpenApi) -> None:
+    """``resign`` is the engine's action, in every game's union (a plugin game's too), never
+    a game's own schema; ``POST .../decisions`` takes a ``Decision``, answers like an action
+    and is documented with every code it gives; ``timeout`` and ``decision`` are events."""
+    from tests.support.pig import GAME as PIG
+
+    resign = "#/components/schemas/Resign"
+    for games in (GAMES, {**GAMES, PIG.name: PIG}):
+        schemas = build(games)["components"]["schemas"]
+        for name in games:
+            union = schemas[camel(games[name].info.title) + "Action"]
+            assert union["discriminator"]["mapping"]["resign"] == resign, name
+            assert {"$ref": resign} in union["oneOf"], name
+        assert "resign" in schemas["ActionEvent"]["properties"]["type"]["enum"]
+    assert spec.errors("/components/schemas/Resign", {"type": "resign"}) == []
+    assert spec.errors("/components/schemas/Resign", {"type": "resign", "seat": 0})
+    body = {"action": {"type": "resign"}, "expected_version": 3, "command_id": "r"}
+    assert spec.request_errors("post", "/v1/games/{game_id}/actions", body) == []
+
+    op, _ = spec.operation("post", "/v1/games/{game_id}/decisions")
+    assert op["operationId"] == "postDecision" and op["security"] == [{"bearerAuth": []}]
+    decision = _pointer("components", "schemas", "Decision")
+    forfeit = {"decision": "forfeit", "seat": 1, "reason": "gone"}
+    result = {"decision": "result", "winners": [0, 2], "reason": "adjudicated"}
+    for good in (forfeit, result, {**result, "winners": []}):
+        assert spec.request_errors("post", "/v1/games/{game_id}/decisions", good) == []
+        assert spec.errors(decision, good) == []
+    for bad in (
+        {"decision": "draw", "reason": "r"},
+        {**forfeit, "winners": [0]},
+        {"decision": "forfeit", "seat": 1},
+        {**forfeit, "reason": " \t "},
+        {**forfeit, "reason": "x" * 501},
+        {**result, "winners": [0, 0]},
+        {**forfeit, "seat": True},
+    ):
+        assert spec.errors(decision, bad), bad
+    accepted = spec.deref(op["responses"]["201"], "")[0]["content"]["application/json"]
+    assert accepted["schema"] == {"$ref": "#/components/schemas/ActionAccepted"}
+    docs = op["description"] + "".join(
+        spec.deref(op["responses"][status], "")[0]["description"]
+        for status in ("400", "401", "403", "404", "409", "422")
+    )
+    for code in (
+        "invalid_body",
+        "unknown_decision",
+        "unexpected_field",
+        "missing_field",
+        "invalid_field",
+        "missing_token",
+        "organizer_only",
+        "game_over",
+        "awaiting_random",
+        "game_not_found",
+        "version_conflict",
+        "unknown_seat",
+        "already_left",
+    ):
+        assert f"`{code}`" in docs, code
+
+    event = _pointer("components", "schemas", "Event")
+    system: dict[str, Any] = {"game_id": "g", "actor": "system", "at": "2026-11-22T12:00:00Z"}
+    system["command_id"] = None
+    timeout = {**system, "version": 5, "type": "timeout", "data": {"seat": 1}}
+    decided = {**system, "version": 6, "type": "decision", "data": result}
+    resigned = {**system, "version": 7, "type": "resign", "actor": 0, "command_id": "r"}
+    resigned["data"] = {"action": {"type": "resign"}}
+    for line in (timeout, decided, resigned):
+        assert spec.errors(event, line) == [], line
+    assert spec.errors(event, {**decided, "data": {**result, "extra": 1}})
+    posted, _ = spec.operation("post", "/v1/games/{game_id}/actions")
+    for code in ("out_of_time", "seat_left"):
+        assert f"`{code}`" in posted["description"], code
 
 
 def test_the_error_schema_is_the_one_the_app_gives(spec: OpenApi) -> None:
@@ -954,7 +1031,11 @@ def test_whole_ice_breakers_games_answer_as_documented(
 
 
 def test_every_documented_status_is_given_and_fits(
-    api: CheckedClient, spec: OpenApi, start_worker: StartWorker, redis_client: redis.Redis
+    api: CheckedClient,
+    spec: OpenApi,
+    start_worker: StartWorker,
+    redis_client: redis.Redis,
+    redis_url: str,
 ) -> None:
     game_id, (t0, t1) = create_game(api)
     base = f"/v1/games/{game_id}"
@@ -1129,9 +1210,12 @@ def test_every_documented_status_is_given_and_fits(
     assert [line["version"] for line in unmasked] == [1, 2] and "hash" in unmasked[1]
     assert len(api.get(f"{done}/export", token=other_token, expect=200).body) == 4
 
+    # before any worker runs: a game awaiting its draw stays so
+    check_clocks_resigning_and_decisions(api, redis_url)
     check_iceberg_refusals_and_the_202(api, start_worker, redis_client)
     check_tables(api, t0)
     check_tournaments(api, t0, redis_client)
+    check_clocked_tables_and_tournaments(api)
     check_replays(api, done)
 
     api.get("/v1/health", expect=200)
@@ -1146,6 +1230,170 @@ def test_every_documented_status_is_given_and_fits(
     }
     assert expected - api.seen == set(), "documented statuses this test never provoked"
     assert api.seen - expected == set()
+
+
+#: A clock, and clocks the service cannot run (400 ``invalid_clock``).
+PER_MOVE = {"kind": "per_move", "move_s": 30}
+BAD_CLOCKS: list[Any] = [
+    {"kind": "fischer", "initial_s": 0, "increment_s": 5},
+    {"kind": "sundial", "move_s": 5},
+    {"kind": "per_move", "move_s": 30, "increment_s": 1},
+    {"kind": "per_move"},
+]
+
+
+def check_clocks_resigning_and_decisions(api: CheckedClient, redis_url: str) -> None:
+    """Clocks, ``resign`` and ``POST .../decisions``: every status of the decisions' route,
+    in the order of its checks, the clocks' 409s on a service clock the test moves by hand,
+    and the views and events they leave, all checked against the spec. (No worker runs yet:
+    an Iceberg game stays awaiting its draw.)"""
+    clock = ManualClock()
+    settings = Settings(redis_url=redis_url, organizer_token=ORGANIZER)
+    timed = CheckedClient(create_app(floe=build_floe(settings, clock=clock)), api.spec)
+    arktia = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
+    for clock_given in BAD_CLOCKS:
+        body = {**arktia, "clock": clock_given}
+        api.post("/v1/games", json_body=body, expect=400, code="invalid_clock")
+
+    def start(players: int = 2, **extra: Any) -> tuple[str, list[str]]:
+        body = {**arktia, "players": [{"name": f"p{i}"} for i in range(players)], **extra}
+        created = timed.post("/v1/games", json_body=body, expect=201).body
+        return created["id"], [seat["token"] for seat in created["seats"]]
+
+    def act(game_id: str, token: str, action: Any, version: int, tag: str, **want: Any) -> Answer:
+        body = {"action": action, "expected_version": version, "command_id": tag}
+        return timed.post(f"/v1/games/{game_id}/actions", token=token, json_body=body, **want)
+
+    # a clock runs out: the seat's own late action is out_of_time, anyone else's a conflict
+    game_id, (t0, t1) = start(clock=PER_MOVE)
+    base = f"/v1/games/{game_id}"
+    view = timed.get(base, expect=200).body
+    assert view["clock"]["0"]["deadline"] is not None and view["clock"]["1"]["deadline"] is None
+    assert view["left"] == []
+    [move] = timed.get(f"{base}/legal-actions", token=t0, expect=200).body["actions"][:1]
+    clock.advance(31)
+    late = act(game_id, t0, move, 1, "late")
+    assert (late.status, late.code) == (409, "out_of_time")
+    view = timed.get(base, expect=200).body
+    assert (view["status"], view["left"], view["outcome"]["winners"]) == ("over", [0], [1])
+    events = timed.get(f"{base}/events", expect=200).body["events"]
+    assert [e["type"] for e in events[1:]] == ["timeout", "game_over", "seed_revealed"]
+    assert events[1]["data"] == {"seat": 0} and events[1]["command_id"] is None
+    timed.get(f"{base}/export", expect=200)
+    game_id, (t0, t1) = start(clock=PER_MOVE)
+    clock.advance(31)
+    act(game_id, t1, {"type": "resign"}, 1, "other", expect=409, code="version_conflict")
+
+    # POST /v1/games/{game_id}/decisions, in the order of the checks
+    game_id, (t0, t1) = start(clock=PER_MOVE)
+    decide = f"/v1/games/{game_id}/decisions"
+    forfeit = {"decision": "forfeit", "seat": 1, "reason": "Left the venue."}
+    plain = {"Content-Type": "text/plain"}
+    timed.post(decide, json_body=forfeit, expect=401, code="missing_token")
+    timed.post(decide, token="nope", json_body=forfeit, expect=401, code="unknown_token")
+    timed.post(decide, data="{", expect=401, code="missing_token")  # 401 before 400
+    nowhere = "/v1/games/0123456789abcdef/decisions"
+    timed.post(nowhere, token=ORGANIZER, json_body=forfeit, expect=404, code="game_not_found")
+    timed.post(f"{decide}?x=1", token=ORGANIZER, json_body=forfeit, code="invalid_query")
+    timed.post(decide, token=t0, json_body=forfeit, expect=403, code="organizer_only")
+    timed.post(decide, token=ORGANIZER, data="x" * 70_000, code="body_too_large")
+    timed.post(decide, token=ORGANIZER, data="{}", headers=plain, code="unsupported_media_type")
+    timed.post(decide, token=ORGANIZER, data="{", expect=400, code="malformed_json")
+    refused: list[tuple[Any, str]] = [
+        ([forfeit], "invalid_body"),
+        ({**forfeit, "decision": "draw"}, "unknown_decision"),
+        ({"seat": 1, "reason": "r"}, "unknown_decision"),
+        ({**forfeit, "winners": [0]}, "unexpected_field"),
+        ({"decision": "forfeit", "seat": 1}, "missing_field"),
+        ({**forfeit, "reason": "  "}, "invalid_field"),
+        ({**forfeit, "reason": "x" * 501}, "invalid_field"),
+        ({**forfeit, "seat": -1}, "invalid_field"),
+        ({**forfeit, "seat": True}, "invalid_field"),
+        ({"decision": "result", "winners": [0, 0], "reason": "r"}, "invalid_field"),
+        ({"decision": "result", "winners": 0, "reason": "r"}, "invalid_field"),
+    ]
+    for body, code in refused:
+        timed.post(decide, token=ORGANIZER, json_body=body, expect=400, code=code)
+    unknown = {**forfeit, "seat": 2}
+    timed.post(decide, token=ORGANIZER, json_body=unknown, expect=422, code="unknown_seat")
+    clock.advance(31)  # seat 0's time runs out before the organizer decides
+    conflict = timed.post(decide, token=ORGANIZER, json_body=forfeit, expect=409)
+    assert conflict.code == "version_conflict"
+    assert timed.get(f"/v1/games/{game_id}", expect=200).body["left"] == [0]
+    timed.post(decide, token=ORGANIZER, json_body=forfeit, expect=403, code="game_over")
+
+    # three seats: a forfeit, a left seat's resign, another's resign out of turn ends it
+    game_id, tokens = start(players=3)
+    base = f"/v1/games/{game_id}"
+    decided = timed.post(f"{base}/decisions", token=ORGANIZER, json_body=forfeit, expect=201)
+    [event] = decided.body["events"]
+    assert (event["type"], event["actor"], event["data"]) == ("decision", "system", forfeit)
+    again = timed.post(f"{base}/decisions", token=ORGANIZER, json_body=forfeit, expect=422)
+    assert again.code == "already_left"
+    view = timed.get(base, expect=200).body
+    assert (view["to_act"], view["left"], view["clock"]) == ([0], [1], None)
+    for token in tokens:
+        legal = timed.get(f"{base}/legal-actions", token=token, expect=200).body["actions"]
+        assert {"type": "resign"} not in legal
+    resign: Any = {"type": "resign"}
+    act(game_id, tokens[1], resign, 2, "gone", expect=403, code="seat_left")
+    act(game_id, tokens[2], {**resign, "now": True}, 2, "x", expect=400, code="unexpected_field")
+    ended = act(game_id, tokens[2], resign, 2, "out-of-turn", expect=201).body["events"]
+    assert [e["type"] for e in ended] == ["resign", "game_over", "seed_revealed"]
+    assert ended[1]["data"]["winners"] == [0], "the last seat in wins"
+    assert timed.get(base, expect=200).body["left"] == [1, 2]
+
+    # a result with no winner: the view's outcome is the organizer's, whatever the game's
+    game_id, _ = start()
+    nobody = {"decision": "result", "winners": [], "reason": "Both disqualified."}
+    timed.post(f"/v1/games/{game_id}/decisions", token=ORGANIZER, json_body=nobody, expect=201)
+    view = timed.get(f"/v1/games/{game_id}", expect=200).body
+    assert (view["status"], view["outcome"]) == ("over", {"winners": [], "scores": {}})
+    lines = timed.get(f"/v1/games/{game_id}/export", expect=200).body
+    assert [line["type"] for line in lines[1:]] == ["decision", "game_over", "seed_revealed"]
+
+    # a game awaiting its draw may be neither decided nor resigned
+    iceberg = {"game": "iceberg", "players": [{"name": "Ada"}, {"name": "Bo"}]}
+    waiting = timed.post("/v1/games", json_body=iceberg, expect=201).body
+    assert waiting["status"] == "awaiting_random"
+    on_hold = f"/v1/games/{waiting['id']}/decisions"
+    timed.post(on_hold, token=ORGANIZER, json_body=forfeit, expect=403, code="awaiting_random")
+    token = waiting["seats"][0]["token"]
+    act(waiting["id"], token, resign, 1, "hold", expect=403, code="awaiting_random")
+    api.seen.update(timed.seen)
+
+
+def check_clocked_tables_and_tournaments(api: CheckedClient) -> None:
+    """A table's and a tournament's ``clock``: refused when the service cannot run it, shown
+    when it can, and in the tournament's export manifest (absent without one)."""
+    fischer = {"kind": "fischer", "initial_s": 3600, "increment_s": 5}
+    table = {"game": "arktia", "seats": [{"name": "Ada"}, {"open": True}]}
+    for clock_given in BAD_CLOCKS:
+        body = {**table, "clock": clock_given}
+        api.post("/v1/tables", json_body=body, expect=400, code="invalid_clock")
+    opened = api.post("/v1/tables", json_body={**table, "clock": fischer}, expect=201).body
+    assert opened["clock"] == fischer
+    assert api.get(f"/v1/tables/{opened['id']}", expect=200).body["clock"] == fischer
+    cup = {
+        "game": "arktia",
+        "format": "round_robin",
+        "players": [{"name": "Ada"}, {"name": "Hal", "bot": "random"}],
+    }
+    for clock_given in BAD_CLOCKS:
+        body = {**cup, "clock": clock_given}
+        api.post("/v1/tournaments", token=ORGANIZER, json_body=body, code="invalid_clock")
+    created = api.post(
+        "/v1/tournaments", token=ORGANIZER, json_body={**cup, "clock": fischer}, expect=201
+    ).body
+    assert created["clock"] == fischer
+    here = f"/v1/tournaments/{created['id']}"
+    assert api.get(here, expect=200).body["clock"] == fischer
+    manifest = api.get(f"{here}/export", token=ORGANIZER, expect=200).body[0]
+    assert manifest["tournament"]["clock"] == fischer
+    plain = api.post("/v1/tournaments", token=ORGANIZER, json_body=cup, expect=201).body
+    assert plain["clock"] is None
+    header = api.get(f"/v1/tournaments/{plain['id']}/export", token=ORGANIZER).body[0]
+    assert "clock" not in header["tournament"]
 
 
 def check_iceberg_refusals_and_the_202(
@@ -1495,6 +1743,10 @@ def test_a_tournament_stream_beyond_the_address_cap_is_429_as_documented(
     assert json.loads(message.data)["id"] == created.body["id"]
 
 
+#: A decision any live game of two seats or more takes.
+DECISION = {"decision": "forfeit", "seat": 1, "reason": "Left the venue."}
+
+
 def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
     dead = create_app(Settings(redis_url=f"redis://127.0.0.1:{free_tcp_port()}/0"))
     api = CheckedClient(dead, spec)
@@ -1510,6 +1762,7 @@ def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
         ("GET", f"{base}/board.svg", {}),
         ("GET", f"{base}/legal-actions", {"token": forged}),
         ("POST", f"{base}/actions", {"token": forged, "json_body": body}),
+        ("POST", f"{base}/decisions", {"token": forged, "json_body": DECISION}),
         ("GET", f"{base}/events", {}),
         ("GET", f"{base}/events/stream", {}),
         ("GET", f"{base}/export", {}),

@@ -273,3 +273,37 @@ def test_defaults_and_env_vars() -> None:
             Settings.from_env({name: "-1"})
         with pytest.raises(ValueError, match=name):
             Settings.from_env({name: "many"})
+
+
+def test_a_creator_at_the_bot_quota_frees_a_slot_by_resigning_a_game(
+    make_app: MakeApp,
+) -> None:
+    """The way out of the lock-out: the creator, seated in its bot games, resigns one."""
+    client = make_app(bot_games_per_creator=2).test_client()
+    games = [client.post("/v1/games", json=ONE_BOT).get_json() for _ in range(2)]
+    refused(client.post("/v1/games", json=ONE_BOT), "bot_game_quota", 2)
+    first = games[0]
+    view = client.get(f"/v1/games/{first['id']}").get_json()
+    body = {"action": {"type": "resign"}, "expected_version": view["version"], "command_id": "r"}
+    token = first["seats"][0]["token"]
+    resigned = client.post(f"/v1/games/{first['id']}/actions", json=body, headers=bearer(token))
+    assert resigned.status_code == 201, resigned.get_json()
+    assert client.get(f"/v1/games/{first['id']}").get_json()["status"] == "over"
+    created(client.post("/v1/games", json=ONE_BOT))
+
+
+def test_a_creator_at_the_live_quota_frees_a_slot_when_an_abandoned_game_times_out(
+    make_app: MakeApp, redis_url: str
+) -> None:
+    """Or the clock ends the abandoned game: its timeout frees the slot like any end."""
+    clock = ManualClock()
+    app = make_app(clock, live_games_per_creator=1)
+    client = app.test_client()
+    timed = {**PEOPLE, "clock": {"kind": "per_move", "move_s": 60}}
+    game_id = created(client.post("/v1/games", json=timed))
+    refused(client.post("/v1/games", json=PEOPLE), "live_game_quota", 1)
+    clock.advance(61)
+    floe: Floe = app.extensions["floe"]
+    assert floe.automation.time_out(game_id, 1)  # what a worker's timer does when it is due
+    assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "over"
+    created(client.post("/v1/games", json=PEOPLE))

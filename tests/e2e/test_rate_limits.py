@@ -231,6 +231,7 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
     api.get("/v1/health", expect=200)  # the address's whole budget
     base = f"/v1/games/{game_id}"
     action = {"action": {"type": "retire"}, "expected_version": 1, "command_id": "c"}
+    decision = {"decision": "forfeit", "seat": 1, "reason": "r"}
     calls: list[tuple[str, str, dict[str, Any]]] = [
         ("POST", "/v1/games", {"json_body": CREATE}),
         ("GET", "/v1/games", {}),
@@ -239,6 +240,7 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
         ("GET", f"{base}/board.svg", {}),
         ("GET", f"{base}/legal-actions", {"token": t0}),
         ("POST", f"{base}/actions", {"token": t0, "json_body": action}),
+        ("POST", f"{base}/decisions", {"token": ORGANIZER, "json_body": decision}),
         ("GET", f"{base}/events", {}),
         ("GET", f"{base}/events/stream", {}),
         ("GET", f"{base}/export", {"token": ORGANIZER}),

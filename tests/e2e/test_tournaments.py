@@ -328,10 +328,12 @@ class LosesTournamentJobs:
     def __init__(self, inner: JobQueue) -> None:
         self._inner = inner
 
-    def enqueue(self, kind: JobKind, game_id: str, version: int) -> bool | None:
+    def enqueue(
+        self, kind: JobKind, game_id: str, version: int, *, due: int | None = None
+    ) -> bool | None:
         if kind == "tournament":
             return False
-        return self._inner.enqueue(kind, game_id, version)
+        return self._inner.enqueue(kind, game_id, version, due=due)
 
 
 def lossy_app(redis_url: str) -> Flask:
@@ -404,7 +406,11 @@ def test_a_crash_while_a_round_is_created_leaves_nothing_stuck(
     The workers create it (a job, or the sweeper at the latest) and the tournament ends."""
     floe = floe_of(app)
     crashing = Tournaments(
-        floe.tournaments.store, FailsAfterOneGame(floe.commands, floe), floe.repository, floe.store, utc_now
+        floe.tournaments.store,
+        FailsAfterOneGame(floe.commands, floe),
+        floe.repository,
+        floe.store,
+        utc_now,
     )
     players = tuple(NewPlayer(p["name"], p["bot"]) for p in bots(4))
     with pytest.raises(ConnectionError):

@@ -56,7 +56,7 @@ class RecordingQueue:
     def __init__(self) -> None:
         self.jobs: list[tuple[JobKind, str, int]] = []
 
-    def enqueue(self, kind: JobKind, game_id: str, version: int) -> None:
+    def enqueue(self, kind: JobKind, game_id: str, version: int, *, due: int | None = None) -> None:
         self.jobs.append((kind, game_id, version))
 
 

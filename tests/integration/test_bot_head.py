@@ -30,7 +30,7 @@ class Recording:
     def __init__(self) -> None:
         self.jobs: list[tuple[str, str, int]] = []
 
-    def enqueue(self, kind: str, game_id: str, version: int) -> None:
+    def enqueue(self, kind: str, game_id: str, version: int, *, due: int | None = None) -> None:
         self.jobs.append((kind, game_id, version))
 
 

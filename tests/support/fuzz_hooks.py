@@ -8,8 +8,10 @@ on the server's state, and no schema says them:
   tiles for the seats), not by its schema;
 - a tournament's plan must be one that can be run (``Plan.of``: table size and players,
   byes, rounds), and its players' names must differ;
-- an action must be one of the game's that ``game_id`` names: the body alone cannot say
-  which game that is.
+- an action must be one of the game's that ``game_id`` names (or ``resign``, every
+  game's): the body alone cannot say which game that is;
+- an organizer's decision may name only seats the game has (``unknown_seat``, 422): a
+  positive one keeps to seats below the game's fewest (every game of it has those).
 
 Positive cases (the ones the fuzzer calls valid, and checks are accepted) keep to those
 rules: an array option is left out, and a case breaking one of the others is dropped.
@@ -30,6 +32,7 @@ from typing import Any
 import schemathesis
 from jsonschema import Draft202012Validator
 
+from domain.engine.departures import RESIGN
 from domain.games import GAMES
 from domain.tournament.plan import Plan, PlanError
 
@@ -72,6 +75,8 @@ def filter_case(context: Any, case: Any) -> bool:
         return _runnable(case.body)
     if (method, path) == ("post", "/v1/games/{game_id}/actions"):
         return _of_the_game(case.body.get("action"), _game_of(case))
+    if (method, path) == ("post", "/v1/games/{game_id}/decisions"):
+        return _seats_of_the_game(case.body, _game_of(case))
     return True
 
 
@@ -79,12 +84,25 @@ def _of_the_game(action: Any, game: str | None) -> bool:
     """Whether ``action`` fits one of ``game``'s actions, by the game's own contract."""
     if game not in GAMES or not isinstance(action, dict):
         return False
+    if action.get("type") == RESIGN:
+        return set(action) == {"type"}
     contract = GAMES[game].contract
     schema = contract.actions.get(str(action.get("type")))
     if schema is None:
         return False
     validator = Draft202012Validator({"$defs": dict(contract.definitions), **schema})
     return bool(validator.is_valid(action))
+
+
+def _seats_of_the_game(decision: dict[str, Any], game: str | None) -> bool:
+    """Whether every seat ``decision`` names is one any game of ``game`` has."""
+    if game not in GAMES:
+        return False
+    named = decision.get("winners") if "winners" in decision else [decision.get("seat")]
+    fewest = GAMES[game].info.min_seats
+    return isinstance(named, list) and all(
+        isinstance(seat, int) and 0 <= seat < fewest for seat in named
+    )
 
 
 def _runnable(body: dict[str, Any]) -> bool:

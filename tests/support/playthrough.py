@@ -7,6 +7,10 @@ is accepted by ``decide``; a few other listed actions are accepted by ``check`` 
 end: the game ended within its bound, versions have no gaps, and folding the log from
 scratch gives the live state. Game-specific invariants (Arktia's conservation of pieces) run
 after every event.
+
+One game in four also has seats leave at random moments (a ``resign``, in turn or out of it,
+or an organizer's ``forfeit``): a seat that left never acts again, and in a competitive game
+it is never among the winners.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 import pytest
 
 from domain.engine import play, rng
+from domain.engine.departures import Forfeit
 from domain.engine.game import Game
 from domain.engine.rules import Rules
 from domain.engine.types import GAME_CREATED, SYSTEM, Event, GameCreated, GameState, SeatInfo
@@ -45,7 +50,8 @@ def _arktia_conservation(before: GameState[Any], after: GameState[Any], event: E
     removed = sum(p.lost for p in board.players) + board.neutral_lost
     assert removed == sum(p.kept for p in board.players)
     if not board.ties:  # every colour is one group again once the turn's removals are done
-        for colour in [*range(board.seats), NEUTRAL]:
+        # (but a tie dropped when its chooser left stays unsettled until a move touches it)
+        for colour in [c for c in [*range(board.seats), NEUTRAL] if c not in board.unsettled]:
             assert keeps_together(board.stacks, colour), (colour, event)
     old: ArktiaBoard = before.board
     assert all(new.kept >= was.kept for new, was in zip(board.players, old.players, strict=True))
@@ -100,14 +106,20 @@ def play_one(game: Game[Any], seats: int, options: dict[str, Any], seed: int) ->
     log = [Event(GAME_CREATED, SYSTEM, created.to_json())]
     state = play.fold(rules, f"p{seed}", log)
     invariant = INVARIANTS.get(game.name)
+    leaving = seed % 4 == 1
     for _ in range(MAX_STEPS):
         to_act = play.to_act(rules, state)
         for seat in range(seats):
             actions = play.legal_actions(rules, state, seat)
             assert bool(actions) == (seat in to_act), f"seat {seat} at {state.version}"
+            assert seat not in state.left or not actions, f"seat {seat} left but may act"
         if state.over:
             break
         draw = rules.pending_draw(state.board)
+        if leaving and draw is None and chooser.random() < 0.02:
+            for event in _leave(rules, state, chooser):
+                state = _step(rules, state, event, invariant, log)
+            continue
         if draw is not None:
             assert not to_act, "nobody acts while a draw is pending"
             outcome = rng.draw(
@@ -132,3 +144,15 @@ def play_one(game: Game[Any], seats: int, options: dict[str, Any], seed: int) ->
     assert play.fold(rules, f"p{seed}", log) == state
     assert state.outcome is not None
     assert set(state.outcome.winners) <= set(range(seats))
+    if game.info.play == "competitive":
+        assert not set(state.outcome.winners) & set(state.left), "a seat that left won"
+
+
+def _leave(rules: Rules[Any], state: GameState[Any], chooser: random.Random) -> list[Event]:
+    """A seat still in leaves: it resigns (in turn or out of it) or is forfeited."""
+    still_in = [s for s in range(len(state.created.seats)) if s not in state.left]
+    seat = chooser.choice(still_in)
+    if chooser.random() < 0.5:
+        return play.decide(rules, state, seat, play.parse_action(rules, {"type": "resign"}))
+    forfeit = Forfeit(seat, "the playthrough")
+    return play.decide_decision(rules, state, forfeit)[0]

@@ -80,6 +80,11 @@ class ArktiaBoard(NamedTuple):
     melt_due: bool = False
     finished: bool = False
     neutral_lost: int = 0
+    #: Seats that left the game (resigned, timed out, forfeited): never among the winners.
+    left: frozenset[int] = frozenset()
+    #: Colours a dropped tie left in several groups (their player left with the choice
+    #: owed): the next move that carries one checks it in full (``rules._move``).
+    unsettled: frozenset[Colour] = frozenset()
 
     def but(self, **changes: Any) -> ArktiaBoard:
         """A copy with ``changes`` (``_replace`` without its per-call overhead)."""
@@ -190,7 +195,8 @@ class ArktiaBoard(NamedTuple):
         """
         own = frozenset(tile for tile, stack in self.stacks.items() if seat in stack)
         # Between actions every colour is one group, so the groups of ``rest`` follow from
-        # the neighbours of ``source`` alone; the full search stays for any other board.
+        # the neighbours of ``source`` alone; the full search stays for any other board (a
+        # colour a dropped tie left in pieces, ``unsettled``).
         whole = is_connected(own)
         empty = Stack()
         for source, stack in sorted(self.stacks.items()):
@@ -307,8 +313,9 @@ def may_split(
 ) -> bool:
     """Could moving ``colour`` from ``source`` to ``target`` have split it? False is certain.
 
-    Every colour is one group before a move (removal restores that after every action). The
-    rest stays whole when ``colour`` keeps a piece on ``source``, or when its pieces around
+    Assumes ``colour`` is one group before the move, as removal leaves every colour after
+    every action (a colour in ``ArktiaBoard.unsettled`` is not: the caller checks it in full).
+    The rest stays whole when ``colour`` keeps a piece on ``source``, or when its pieces around
     ``source`` form one unbroken arc of the six neighbours (neighbours next to each other in
     the ring touch, so the arc joins up without ``source``). The landing then joins the rest
     when it touches a tile of that colour. Anything else gets the full check.

@@ -2,7 +2,8 @@
 
 The turn: one place, move or retire; then removals (ties wait for ``keep_group``); then a
 ``melt`` if the player began the turn with an empty reserve; then the next player who can
-act. ``check`` refuses with stable codes; ``evolve`` trusts the log.
+act. ``check`` refuses with stable codes; ``evolve`` trusts the log. ``leave`` takes a seat
+out of the game (it resigned, timed out or was forfeited), like a retirement.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from domain.engine.departures import LeaveReason
 from domain.engine.errors import IllegalAction
 from domain.engine.rules import DeclaredRules, Draw
 from domain.engine.types import JSON, Event, GameCreated, Outcome
@@ -112,12 +114,14 @@ class ArktiaRules(DeclaredRules):
         return actions
 
     def outcome(self, board: ArktiaBoard) -> Outcome | None:
+        """Every seat's score; the best of the seats that did not leave win (ties share)."""
         if not board.finished:
             return None
         scores = {seat: board.score(seat) for seat in range(board.seats)}
-        best = max(scores.values())
+        standing = {seat: points for seat, points in scores.items() if seat not in board.left}
+        best = max(standing.values(), default=None)
         return Outcome(
-            winners=tuple(seat for seat, points in scores.items() if points == best),
+            winners=tuple(seat for seat, points in standing.items() if points == best),
             scores=scores,
         )
 
@@ -165,6 +169,31 @@ class ArktiaRules(DeclaredRules):
         if isinstance(action, KeepGroup):
             return _after_removal(_keep(board, seat, action), seat)
         return _end_turn(_melt(board, seat, action), seat)
+
+    def leave(self, board: ArktiaBoard, seat: int, reason: LeaveReason) -> ArktiaBoard:
+        """``seat`` leaves, for either ``reason`` alike: its game ends as by retiring (rule
+        (d); ``ended`` stays what it was if it had ended already) and it never wins.
+
+        On its own turn the turn ends at once: a tie choice or melt it owes is dropped (the
+        tied colours stay in pieces, ``unsettled``, until a move of theirs is checked), and
+        play passes on as after a retirement. A leave before the turn's place or move
+        counts as its turn for the limit, as ``retire`` does; after one (a decision owed),
+        that turn was counted already. Out of turn, the turn in progress goes on.
+        """
+        board = board.but(left=board.left | {seat})
+        if board.finished:
+            return board
+        if board.players[seat].ended is None:
+            board = _end_player(board, seat, "retired")
+        if seat != board.current:
+            return board
+        acted = bool(board.ties) or board.melt_owed
+        board = board.but(
+            ties=(),
+            unsettled=board.unsettled | {tie.colour for tie in board.ties},
+            turns=board.turns if acted else board.turns + 1,
+        )
+        return _end_turn(board, seat)
 
 
 ARKTIA = ArktiaRules()
@@ -255,22 +284,27 @@ def _move(board: ArktiaBoard, action: Move) -> tuple[ArktiaBoard, set[Colour]]:
     """The board after a move, and the colours whose groups may now be split.
 
     Only the colours of the moving pieces change which tiles they stand on, so only they can
-    fall apart into groups.
+    fall apart into groups. One that a dropped tie left in pieces (``unsettled``) may be in
+    pieces still, so it is always checked.
     """
     stack = board.stacks[action.source]
     unit = stack.units()[action.unit]
     moving, staying = stack.take(unit)
     stacks = board.with_move(action.source, moving, staying, action.target)
+    unsettled = board.unsettled
     suspects = {
         colour
         for colour in moving.colours
-        if may_split(board.stacks, stacks, colour, action.source, action.target, staying)
+        if colour in unsettled
+        or may_split(board.stacks, stacks, colour, action.source, action.target, staying)
     }
     return board.but(stacks=stacks, turns=board.turns + 1), suspects
 
 
 def _after_action(board: ArktiaBoard, seat: int, colours: set[Colour]) -> ArktiaBoard:
     """Remove the lighter groups of every split colour; ties wait for the active player."""
+    if board.unsettled and colours:
+        board = board.but(unsettled=board.unsettled - colours)  # each is settled below
     ties: list[Tie] = []
     for colour in sorted(colours, key=colour_order):
         if keeps_together(board.stacks, colour):

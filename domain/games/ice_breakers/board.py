@@ -31,6 +31,8 @@ class IceBreakersBoard(NamedTuple):
     ``power`` is the Power card played (None before), ``points`` its strength plus boosts,
     ``spent`` what clearing cost. ``waiting`` are cards ``giver`` must give out now;
     ``draws_left`` counts the ``ab2`` draws still owed to the casher ``giver``.
+    ``timed_out`` are the seats whose clock ran out: they never act again, their turns pass
+    at once and their hands no longer count (a resignation ends the game instead).
     """
 
     seats: int
@@ -59,6 +61,7 @@ class IceBreakersBoard(NamedTuple):
     turns: int = 0
     passes: int = 0
     success: bool = False
+    timed_out: frozenset[int] = frozenset()
 
     # ----- the map ------------------------------------------------------------------------
 
@@ -140,7 +143,14 @@ class IceBreakersBoard(NamedTuple):
         return any(kind(c) == "AB2" or self.may_boost_with(c) for c in self.hands[seat])
 
     def season_over(self) -> bool:
-        """At the start of a turn: every seat passed in a row, or no hand can start a turn."""
+        """At the start of a turn: every seat passed in a row (a timed-out seat's skipped turn
+        counts as a pass), or no hand of a seat still playing can start a turn."""
         if self.passes >= self.seats:
             return True
-        return not any(is_power(c) or kind(c) == "AB2" for hand in self.hands for c in hand)
+        gone = self.timed_out
+        return not any(
+            is_power(c) or kind(c) == "AB2"
+            for seat, hand in enumerate(self.hands)
+            if seat not in gone
+            for c in hand
+        )

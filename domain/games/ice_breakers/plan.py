@@ -106,7 +106,7 @@ def _boosts(board: IceBreakersBoard, seats: frozenset[int]) -> list[tuple[int, C
     """Boost cards the given seats could add now, biggest first."""
     usable = [
         (seat, card)
-        for seat in sorted(seats)
+        for seat in sorted(seats - board.timed_out)
         for card in board.hands[seat]
         if kind(card) in ("B1", "R3") and board.may_boost_with(card)
     ]
@@ -142,12 +142,14 @@ def next_step(board: IceBreakersBoard, team: frozenset[int]) -> tuple[int, Actio
 def _give(board: IceBreakersBoard) -> Give:
     card = board.waiting[0]
     if is_power(card):
-        # Spread Power cards: a seat with nothing to play would have to pass.
-        seat = min(range(board.seats), key=lambda s: (_power_points(board.hands[s]), s))
-        if seat == board.current and board.seats > 1 and board.power is not None:
+        # Spread Power cards: a seat with nothing to play would have to pass. A timed-out
+        # seat never plays again, so it gets none.
+        playing = [s for s in range(board.seats) if s not in board.timed_out]
+        seat = min(playing, key=lambda s: (_power_points(board.hands[s]), s))
+        if seat == board.current and len(playing) > 1 and board.power is not None:
             # The active player cannot play a second Power card this turn; prefer the next.
             seat = min(
-                (s for s in range(board.seats) if s != board.current),
+                (s for s in playing if s != board.current),
                 key=lambda s: (_power_points(board.hands[s]), s),
             )
         return Give(card, seat)

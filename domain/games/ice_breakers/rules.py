@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain.engine.departures import LeaveReason
 from domain.engine.rules import DeclaredRules, Draw
 from domain.engine.types import JSON, RANDOM, Event, GameCreated, Outcome
 from domain.games.ice_breakers import turns
@@ -64,9 +65,11 @@ class IceBreakersRules(DeclaredRules):
             return ()
         if board.waiting:
             return (board.giver,)
-        current = board.current
+        current, gone = board.current, board.timed_out
         return tuple(
-            seat for seat in range(board.seats) if seat == current or board.can_chip_in(seat)
+            seat
+            for seat in range(board.seats)
+            if seat not in gone and (seat == current or board.can_chip_in(seat))
         )
 
     def pending(self, board: IceBreakersBoard) -> JSON | None:
@@ -113,6 +116,11 @@ class IceBreakersRules(DeclaredRules):
             actions += [MoveShip(ship, path) for path in board.stops(ship).values()]
         actions.append(EndTurn())
         return actions
+
+    def leave(self, board: IceBreakersBoard, seat: int, reason: LeaveReason) -> IceBreakersBoard:
+        """A resignation ends the game as a failure; a timed-out seat's turns pass from then
+        on (``turns.leave``). Winners on success stay every seat: the team wins together."""
+        return turns.leave(board, seat, reason)
 
     def outcome(self, board: IceBreakersBoard) -> Outcome | None:
         if board.phase != "over":

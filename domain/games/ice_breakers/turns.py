@@ -2,7 +2,8 @@
 
 ``check`` in ``rules.py`` has already refused anything illegal, so these functions only
 apply what happened: setup draws, the card plays, clearing, moving, giving and the end of a
-turn (the forecast takes effect, the next card is exposed, the season may end).
+turn (the forecast takes effect, the next card is exposed, the season may end), and a seat
+leaving the game (``leave``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from domain.engine.departures import LeaveReason
 from domain.games.ice_breakers.actions import (
     Boost,
     CashAb2,
@@ -125,7 +127,16 @@ def _move(board: IceBreakersBoard, ship: int, cell: tuple[int, int]) -> IceBreak
 
 
 def end_turn(board: IceBreakersBoard, *, passed: bool) -> IceBreakersBoard:
-    """Unused points are lost; the forecast re-freezes its numbers; the next card shows."""
+    """Unused points are lost; the forecast re-freezes its numbers; the next card shows; then
+    every turn of a timed-out seat passes at once, each exactly as a ``pass`` would."""
+    after = _turn_over(board, passed=passed)
+    while after.phase == "play" and after.current in after.timed_out:
+        after = _turn_over(after, passed=True)  # ends: passes reach ``seats`` at the latest
+    return after
+
+
+def _turn_over(board: IceBreakersBoard, *, passed: bool) -> IceBreakersBoard:
+    """One turn's end-of-turn steps and the end-of-season checks at the next turn's start."""
     forecast = board.forecast
     water = frozenset(c for c in board.water if board.pieces[c] not in forecast)
     after = board._replace(
@@ -141,6 +152,34 @@ def end_turn(board: IceBreakersBoard, *, passed: bool) -> IceBreakersBoard:
     )
     if after.season_over():
         return after._replace(phase="over")
+    return after
+
+
+# ----- leaving -------------------------------------------------------------------------------
+
+
+def leave(board: IceBreakersBoard, seat: int, reason: LeaveReason) -> IceBreakersBoard:
+    """``seat`` leaves the game (never while a draw is pending).
+
+    A resignation (or an organizer's forfeit) ends the game at once as a failure. A timeout
+    does not: the seat is out of ``to_act`` for good and its turns pass at once. If cards
+    were waiting for it to give, they go to the discard pile; if it was its turn, the turn
+    ends there (a pass if no Power card was down). When every seat has timed out, the game
+    ends as a failure.
+    """
+    if board.phase == "over":
+        return board
+    if reason == "resigned":
+        return board._replace(phase="over", success=False)
+    after = board._replace(timed_out=board.timed_out | {seat})
+    if len(after.timed_out) >= board.seats:
+        return after._replace(phase="over", success=False)
+    if not after.playing:
+        return after
+    if after.waiting and after.giver == seat:
+        after = after._replace(discard=(*after.discard, *after.waiting), waiting=())
+    if seat == after.current:
+        return end_turn(after, passed=after.power is None)
     return after
 
 

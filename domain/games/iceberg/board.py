@@ -58,6 +58,8 @@ class IcebergBoard:
     once dealt; ``present`` are the tiles not yet removed and ``face_up`` a subset of them.
     ``in_before`` are the seats still
     in when the current turn began, the draw's winners if nobody survives the turn.
+    ``left`` are the seats that left the game (resigned, timed out or were forfeited): out
+    for good, whatever the board holds.
     """
 
     seats: int
@@ -74,6 +76,7 @@ class IcebergBoard:
     choice: Choice | None = None
     in_before: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
+    left: frozenset[int] = frozenset()
 
     # ----- what is where ------------------------------------------------------------------
 
@@ -88,7 +91,10 @@ class IcebergBoard:
         return sum(1 for owner in self.coins.values() if owner == seat)
 
     def is_out(self, seat: int) -> bool:
-        """No coin on the board and none that could still be played (hand empty or no tile)."""
+        """No coin on the board and none that could still be played (hand empty or no tile),
+        or left the game."""
+        if seat in self.left:
+            return True
         if any(owner == seat for owner in self.coins.values()):
             return False
         return self.hands[seat] == 0 or not self.present

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain.engine.departures import LeaveReason
 from domain.engine.errors import IllegalAction
 from domain.engine.rules import DeclaredRules, Draw
 from domain.engine.types import JSON, RANDOM, Event, GameCreated, Outcome
@@ -154,6 +155,11 @@ class IcebergRules(DeclaredRules):
         if event.type not in ACTIONS.types or not isinstance(event.actor, int):
             return board  # no other event changes an Iceberg board
         return turns.act(board, event.actor, parse_action(event.data["action"]))
+
+    def leave(self, board: IcebergBoard, seat: int, reason: LeaveReason) -> IcebergBoard:
+        """``seat`` is out at once with all its coins, whichever the ``reason``
+        (docs/reference/rules/iceberg.md, "Leaving the game")."""
+        return turns.leave(board, seat)
 
 
 ICEBERG = IcebergRules()

@@ -2,8 +2,9 @@
 
 A turn is one action, except a roll: ``roll`` waits for the ``die`` draw, which may owe a
 ``remove_tile`` choice and then a ``keep_group`` choice, all by the roller. Only when the turn's
-effects are complete are the end conditions checked and the turn passed on. Everything here
-trusts the log: no validation, never fails on a stored event.
+effects are complete are the end conditions checked and the turn passed on. A seat may also
+leave the game (``leave``), at any time. Everything here trusts the log: no validation, never
+fails on a stored event.
 """
 
 from __future__ import annotations
@@ -29,22 +30,14 @@ from domain.games.iceberg.geometry import DEAL_ORDER, Pos, Tile, components, squ
 def deal(board: IcebergBoard, outcome: Sequence[int]) -> IcebergBoard:
     """Lay the shuffled tiles face-down: position ``i`` in deal order gets tile ``outcome[i]``."""
     layout = {tile: int(k) for tile, k in zip(DEAL_ORDER, outcome, strict=True)}
-    return replace(
-        board,
-        phase="start",
-        layout=layout,
-        present=frozenset(layout),
-        current=0,
-    )
+    dealt = replace(board, phase="start", layout=layout, present=frozenset(layout), current=0)
+    return _next_to_place(dealt, 0)
 
 
 def act(board: IcebergBoard, seat: int, action: IcebergAction) -> IcebergBoard:
     """The board after ``seat`` took ``action`` (already checked when it was decided)."""
     if isinstance(action, PlaceStart):
-        board = _played(board, seat, square(*action.square))
-        if seat + 1 < board.seats:
-            return replace(board, current=seat + 1)
-        return replace(board, phase="play", current=0)
+        return _next_to_place(_played(board, seat, square(*action.square)), seat + 1)
     if isinstance(action, RemoveTile):
         return _strand(_remove(replace(board, choice=None), {action.tile}))
     if isinstance(action, KeepGroup):
@@ -75,6 +68,60 @@ def roll_die(board: IcebergBoard, die: int) -> IcebergBoard:
     if len(matches) > 1:
         return replace(board, choice=RemoveChoice(die, matches))
     return _strand(_remove(board, set(matches)))
+
+
+def _next_to_place(board: IcebergBoard, first: int) -> IcebergBoard:
+    """Seat ``first`` or the next after it still to place a starting coin (seats that left
+    are skipped); once every seat has, regular turns begin with the first seat still in."""
+    for seat in range(first, board.seats):
+        if seat not in board.left:
+            return replace(board, current=seat)
+    opener = next((seat for seat in range(board.seats) if seat not in board.left), 0)
+    return replace(board, phase="play", current=opener)
+
+
+def leave(board: IcebergBoard, seat: int) -> IcebergBoard:
+    """``seat`` leaves the game (docs/reference/rules/iceberg.md, "Leaving the game").
+
+    Its coins leave play, on the board and in hand, and it is out for good; nothing else on
+    the board changes. On its own turn, even midway through a roll's choices, the turn ends
+    there (a pending choice lapses) and passes on as any turn does: not idle when a coin left
+    play or a tile went earlier in the turn. On another seat's turn that turn goes on; the end
+    is checked at once, unless that turn is midway (a roll's choices owed), in which case it
+    is checked when the turn is complete, as always.
+    """
+    if seat in board.left or board.phase == "over":
+        return board
+    lost = board.hands[seat] + board.on_board(seat)
+    hands = tuple(0 if s == seat else n for s, n in enumerate(board.hands))
+    gone = replace(
+        board,
+        left=board.left | {seat},
+        hands=hands,
+        coins={pos: owner for pos, owner in board.coins.items() if owner != seat},
+        in_before=tuple(s for s in board.in_before if s != seat),
+    )
+    if board.phase == "deal":
+        return gone  # nobody has a coin out yet; the deal hands the first turn on
+    if board.phase == "start":
+        if seat == board.current:
+            gone = _next_to_place(gone, seat + 1)
+        return _checked(gone)
+    midway = board.rolling or board.choice is not None
+    if seat != board.current:
+        return gone if midway else _checked(gone)
+    if not midway:
+        gone = replace(gone, in_before=gone.still_in())  # the turn began, and ends, now
+    removed = isinstance(board.choice, KeepChoice)  # a tile went before the tie arose
+    return end_turn(replace(gone, rolling=False, choice=None), idle=not lost and not removed)
+
+
+def _checked(board: IcebergBoard) -> IcebergBoard:
+    """The end conditions applied between turns: the game is over if one holds."""
+    winners = _winners(board)
+    if winners is None:
+        return board
+    return replace(board, phase="over", winners=winners)
 
 
 def _played(board: IcebergBoard, seat: int, target: Pos) -> IcebergBoard:

@@ -95,6 +95,16 @@ class HostedGameRequest(Schema):
         load_default=dict,
         metadata={"description": "The game's options exactly as given; absent: the defaults."},
     )
+    clock = fields.Dict(
+        keys=fields.String(),
+        load_default=None,
+        allow_none=True,
+        metadata=ref(
+            "Clock",
+            "The clock the game is played with, recorded in `game_created` exactly as given; "
+            "absent or null: no clock (400 `invalid_clock` for one the service cannot run).",
+        ),
+    )
 
 
 class CreateGameSchema(HostedGameRequest):
@@ -230,6 +240,23 @@ class GameViewSchema(Schema):
             "waits there until a worker retries the bot.",
         ),
     )
+    clock = fields.Dict(
+        allow_none=True,
+        required=True,
+        metadata=ref(
+            "SeatClocks",
+            "Each seat's clock (null for a game without one): `remaining_s`, what it had when "
+            "its turn started (or after its last action), and `deadline`, the time by which it "
+            "must act, null when it is not to act. Both come from the log alone.",
+        ),
+    )
+    left = fields.List(
+        fields.Integer(metadata=ref("SeatNumber")),
+        required=True,
+        metadata={
+            "description": "Seats that resigned, timed out or were forfeited, in that order."
+        },
+    )
 
 
 class EventSchema(Schema):
@@ -248,9 +275,9 @@ class EventSchema(Schema):
 
 
 class ActionAcceptedSchema(Schema):
-    """The events an accepted action appended, oldest first (its own, then ``game_over`` and
-    ``seed_revealed`` if it ended the game; after a ``wait``, the draws too), and the version
-    of the last."""
+    """The events an accepted action (or an organizer's decision) appended, oldest first (its
+    own, then ``game_over`` and ``seed_revealed`` if it ended the game; after a ``wait``, the
+    draws too), and the version of the last."""
 
     version = fields.Integer(required=True, metadata=ref("Version"))
     events = fields.List(fields.Nested(EventSchema), required=True, validate=validate.Length(min=1))

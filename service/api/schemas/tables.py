@@ -96,6 +96,12 @@ class TableSchema(Schema):
     options = fields.Dict(
         required=True, metadata={"description": "The game's options, as the table was opened."}
     )
+    clock = fields.Dict(
+        keys=fields.String(),
+        allow_none=True,
+        required=True,
+        metadata=ref("Clock", "The game's clock, as the table was opened; null: no clock."),
+    )
     created_at = fields.String(required=True, metadata=ref("Timestamp"))
     expires_at = fields.String(
         required=True,

@@ -108,6 +108,12 @@ class TournamentSchema(Schema):
     options = fields.Dict(
         required=True, metadata={"description": "The options of every game of the tournament."}
     )
+    clock = fields.Dict(
+        keys=fields.String(),
+        allow_none=True,
+        required=True,
+        metadata=ref("Clock", "The clock of every game of the tournament; null: no clock."),
+    )
     status = fields.String(required=True, validate=validate.OneOf(["running", "finished"]))
     created_at = fields.String(required=True, metadata=ref("Timestamp"))
     commitment = fields.String(required=True, metadata=ref("Hex64"))

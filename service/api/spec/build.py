@@ -21,9 +21,10 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from marshmallow import Schema
 
+from domain.engine.departures import RESIGN
 from domain.engine.game import Contract, Game, GameInfo
 from domain.engine.status import GameStatus
-from domain.engine.types import GAME_CREATED, GAME_OVER, RANDOM, SEED_REVEALED
+from domain.engine.types import DECISION, GAME_CREATED, GAME_OVER, RANDOM, SEED_REVEALED, TIMEOUT
 from service.api.schemas import games as game_schemas
 from service.api.schemas import tables as table_schemas
 from service.api.schemas import tournaments as tournament_schemas
@@ -79,6 +80,8 @@ BY_GAME = ("GameView", "CreateGameRequest", "OpenTableRequest", "Table", "TableO
 BY_COMPETITIVE_GAME = ("Tournament", "TournamentCreated", "CreateTournamentRequest")
 #: The names a contract's schemas take besides its definitions (``#/$defs/<name>``).
 CONTRACT_PARTS = ("Action", "State", "Pending", "Outcome", "Options")
+#: The engine's own action, in every game's action union (``schemas.yaml``'s ``Resign``).
+ENGINE_ACTIONS = {RESIGN: "Resign"}
 
 
 def ref(name: str) -> JSON_SCHEMA:
@@ -188,14 +191,20 @@ class GameSchemas:
     def _build(self) -> None:
         info, contract = self.info, self.contract
         self.add(self.name("Options"), self.options())
+        reserved = sorted(set(contract.actions) & set(ENGINE_ACTIONS))
+        if reserved:
+            raise ValueError(f"{info.name}: {reserved[0]!r} is the engine's action, not a game's")
         actions = {self.name(camel(kind)): schema for kind, schema in contract.actions.items()}
         for name, schema in actions.items():
             self.add(name, schema)
         self.add(
             self.name("Action"),
             union(
-                f"An action of {info.title}, discriminated on `type`.",
-                {kind: self.name(camel(kind)) for kind in contract.actions},
+                f"An action of {info.title}, discriminated on `type`; `resign` is every game's.",
+                {
+                    **{kind: self.name(camel(kind)) for kind in contract.actions},
+                    **ENGINE_ACTIONS,
+                },
                 "type",
             ),
         )
@@ -370,7 +379,17 @@ class Builder:
                 },
                 state=ref(game.name("State")),
                 pending=game.pending_or_null(),
-                outcome=nullable(ref(game.name("Outcome"))),
+                outcome=nullable(
+                    {
+                        "description": "The game's own outcome, or the organizer's `result`.",
+                        "anyOf": [ref(game.name("Outcome")), ref("DecidedOutcome")],
+                    }
+                ),
+                left={
+                    **copy.deepcopy(self.body["GameView"]["properties"]["left"]),
+                    "maxItems": game.info.max_seats,
+                    "uniqueItems": True,
+                },
             )
             schema["allOf"] = copy.deepcopy(status_rules)
             self.put(game.name("View"), schema)
@@ -442,7 +461,9 @@ class Builder:
 
     def events(self) -> None:
         base = self.body["Event"]
-        action_types = sorted({kind for game in self.games for kind in game.contract.actions})
+        action_types = sorted(
+            {kind for game in self.games for kind in game.contract.actions} | set(ENGINE_ACTIONS)
+        )
         system = {"actor": const("system"), "command_id": {"type": "null"}}
         variants: dict[str, tuple[list[str], dict[str, Any]]] = {
             "GameCreatedEvent": (
@@ -450,6 +471,8 @@ class Builder:
                 {"version": const(1), "data": ref("GameCreatedData"), **system},
             ),
             "RandomEvent": ([RANDOM], {"data": ref("RandomData"), **system}),
+            "TimeoutEvent": ([TIMEOUT], {"data": ref("TimeoutData"), **system}),
+            "DecisionEvent": ([DECISION], {"data": ref("Decision"), **system}),
             "GameOverEvent": ([GAME_OVER], {"data": ref("Outcome"), **system}),
             "SeedRevealedEvent": ([SEED_REVEALED], {"data": ref("SeedRevealedData"), **system}),
             "ActionEvent": (
@@ -467,7 +490,7 @@ class Builder:
                 schema = copy.deepcopy(base)
                 schema["properties"].update(copy.deepcopy(fields))
                 schema["properties"]["type"] = (
-                    const(types[0]) if len(types) == 1 else {"type": "string", "enum": types}
+                    const(types[0]) if len(types) == 1 else {"type": "string", "enum": list(types)}
                 )
                 schema["dependentRequired"] = {"hash": ["prev_hash"], "prev_hash": ["hash"]}
                 if name == "RandomEvent":
@@ -493,8 +516,10 @@ class Builder:
                     "An export file's line, discriminated on `type`."
                     if stored
                     else "An event as a viewer sees it, discriminated on `type`: `game_created` "
-                    "(version 1), `random` (a worker's draw), `game_over`, `seed_revealed` "
-                    "(the system's, `command_id` null) or a seat's action (`data.action`).",
+                    "(version 1), `random` (a worker's draw), `timeout` (a seat's clock ran "
+                    "out), `decision` (the organizer's, as posted), `game_over`, "
+                    "`seed_revealed` (the system's, `command_id` null) or a seat's action "
+                    "(`data.action`; `resign` too).",
                     mapping,
                     "type",
                 ),
@@ -542,6 +567,7 @@ class Builder:
                         "seats": {"type": "array", "items": ref("Seat")},
                         "seed_commitment": ref("Hex64"),
                         "tournament": ref("TournamentSlot"),
+                        "clock": ref("Clock"),
                     },
                 },
             )
@@ -549,7 +575,8 @@ class Builder:
             "GameCreatedData",
             union(
                 "Event 1: the game, its rules version, its options as given, its seats, and "
-                "its seed's commitment; discriminated on `game`.",
+                "its seed's commitment (and its `tournament` slot and `clock`, only when it "
+                "has them); discriminated on `game`.",
                 {game.info.name: game.name("GameCreatedData") for game in self.games},
                 "game",
             ),
@@ -567,6 +594,9 @@ class Builder:
             header = copy.deepcopy(self.schemas[competitive.name("Tournament")])
             del header["properties"]["status"]
             header["required"].remove("status")
+            # The manifest names a clock only when the tournament has one.
+            header["required"].remove("clock")
+            header["properties"]["clock"] = ref("Clock")
             header["properties"]["rounds"]["items"] = ref("TournamentExportRound")
             header["description"] = f"A {competitive.info.title} tournament, as exported."
             self.put(competitive.name("TournamentExport"), header)
@@ -733,6 +763,10 @@ def _examples(paths: dict[str, Any], games: list[GameSchemas]) -> None:
         for game in games
         for kind, schema in game.contract.actions.items()
         if "example" in schema
+    }
+    post["application/json"]["examples"]["Resign"] = {
+        "summary": "Any game: the seat resigns",
+        "value": {"action": {"type": RESIGN}, "expected_version": 7, "command_id": "resign-7"},
     }
 
 

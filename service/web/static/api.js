@@ -185,15 +185,52 @@ export function describeAction(action) {
   return rest.length ? `${action.type.replaceAll("_", " ")}: ${rest.map(([k, v]) => `${k} ${compact(v)}`).join(", ")}` : action.type.replaceAll("_", " ");
 }
 
-/** An event as a line: version, who, what, when. */
+/**
+ * The seat a `resign`, `timeout` or forfeit `decision` event takes out of the game, and how
+ * (`resigned`, `timed out`, `forfeited`); null for any other event.
+ */
+export function departureOf(event) {
+  const data = event.data || {};
+  let seat = null;
+  let how = null;
+  if (event.type === "resign") [seat, how] = [event.actor, "resigned"];
+  else if (event.type === "timeout") [seat, how] = [data.seat, "timed out"];
+  else if (event.type === "decision" && data.decision === "forfeit") [seat, how] = [data.seat, "forfeited"];
+  return typeof seat === "number" ? { seat, how } : null;
+}
+
+/** `Ada (seat 0) wins`, `Ada (seat 0) and Bo (seat 1) win`, `nobody wins`. */
+function winnersWords(winners, seats) {
+  const names = (winners || []).map((w) => seatName(seats, w));
+  if (!names.length) return "nobody wins";
+  if (names.length === 1) return `${names[0]} wins`;
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]} win`;
+}
+
+/**
+ * A resignation, a timeout or an organizer's decision as a sentence (`Bo (seat 1) timed
+ * out`, `the organizer forfeited Cy (seat 2): did not show up`); null for other events.
+ */
+export function departureWords(event, seats) {
+  const data = event.data || {};
+  if (event.type === "resign") return `${seatName(seats, event.actor)} resigned`;
+  if (event.type === "timeout") return `${seatName(seats, data.seat)} timed out`;
+  if (event.type !== "decision") return null;
+  if (data.decision === "forfeit") return `the organizer forfeited ${seatName(seats, data.seat)}: ${data.reason}`;
+  return `the organizer decided the result: ${winnersWords(data.winners, seats)} (${data.reason})`;
+}
+
+/** An event as a line: version, who, what, when (a departure: version, the sentence, when). */
 export function describeEvent(event, seats) {
+  const when = event.at ? ` · ${event.at.replace("T", " ").replace("Z", " UTC")}` : "";
+  const sentence = departureWords(event, seats);
+  if (sentence !== null) return `v${event.version} · ${sentence}${when}`;
   const who = event.actor === "system" ? "system" : seatName(seats, event.actor);
   let what = event.type.replaceAll("_", " ");
   const data = event.data || {};
   if (data.action) what = describeAction(data.action);
   else if (event.type === "random") what = `random ${data.kind || ""} ${data.label || ""}${data.outcome === null || data.outcome === undefined ? " (hidden)" : `: ${compact(data.outcome)}`}`;
   else if (event.type === "game_over" && data.outcome) what = `game over: ${outcomeWords(data.outcome, seats)}`;
-  const when = event.at ? ` · ${event.at.replace("T", " ").replace("Z", " UTC")}` : "";
   return `v${event.version} · ${who} · ${what}${when}`;
 }
 
@@ -204,6 +241,23 @@ export function outcomeWords(outcome, seats) {
     ? Object.entries(outcome.scores).map(([s, p]) => `${seatName(seats, Number(s))} ${p}`).join(", ")
     : "";
   return `winners: ${winners.length ? winners.join(", ") : "nobody"}${scores ? ` · scores: ${scores}` : ""}`;
+}
+
+/** Seconds as a clock shows them: `0:30`, `12:05`, `1:00:00`. */
+export function clockWords(seconds) {
+  const total = Math.max(0, Math.floor(seconds));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const secs = String(total % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${secs}` : `${minutes}:${secs}`;
+}
+
+/** A clock as `game_created` records it, in words: `0:30 per move`, `5:00 + 10 s a move`. */
+export function clockKindWords(clock) {
+  if (!clock) return "";
+  if (clock.kind === "per_move") return `${clockWords(clock.move_s)} per move`;
+  if (clock.kind === "fischer") return `${clockWords(clock.initial_s)} + ${clock.increment_s} s a move (Fischer)`;
+  return String(clock.kind);
 }
 
 export const STATUS_WORDS = { active: "in play", awaiting_random: "waiting for a draw", over: "over" };

@@ -1,7 +1,9 @@
-// One game, live. A browser holding a seat's token for this game plays it from here.
+// One game, live. A browser holding a seat's token for this game plays it from here (and may
+// resign it). A game played against a clock shows each seat's clock, ticking for a seat to act.
 import {
-  ApiError, api, commandId, describeAction, describeEvent, gameTitle, h, outcomeWords, seatName,
-  showSvg, statusWords, storeToken, storedToken, tokenForGame,
+  ApiError, api, clockKindWords, clockWords, commandId, departureOf, describeAction,
+  describeEvent, gameTitle, h, outcomeWords, seatName, showSvg, statusWords, storeToken,
+  storedToken, tokenForGame,
 } from "./api.js";
 import { cellAt, clickable, names } from "./board.js";
 import { follow } from "./stream.js";
@@ -11,6 +13,7 @@ const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const base = `/v1/games/${encodeURIComponent(gameId)}`;
 const EVENTS_PAGE = 250; // pages of events: a long game is read in a few quick requests
 const WAIT_SECONDS = 10;
+const TICK_MS = 250; // how often the running clock is redrawn (its text changes once a second)
 
 let token = tokenForGame(gameId);
 let view = null;
@@ -20,6 +23,9 @@ let legal = null; // {version, actions}
 let tile = null; // the cell picked on the board, or null
 let posting = false;
 let stop = null;
+const departures = new Map(); // seat -> how it left ("resigned", "timed out", "forfeited"), from the events
+let clockKind = null; // the clock game_created records, if any
+let confirming = false; // the "Really resign?" question is open
 
 function say(text, kind = "") {
   $("message").className = kind;
@@ -86,6 +92,9 @@ async function loadEvents() {
     const page = await api(`${base}/events?after=${shownEvents}&limit=${EVENTS_PAGE}`, { token });
     const list = $("events");
     for (const event of page.events) {
+      const gone = departureOf(event);
+      if (gone) departures.set(gone.seat, gone.how);
+      if (event.type === "game_created") clockKind = (event.data && event.data.clock) || null;
       list.append(h("li", { dataset: { testid: "event", version: event.version }, value: event.version }, describeEvent(event, seats)));
       shownEvents = event.version;
     }
@@ -132,13 +141,99 @@ function render() {
     : view.status === "awaiting_random" ? "nobody (a draw is due)" : "nobody";
   $("you").textContent = view.viewer === null || view.viewer === undefined
     ? "You are watching."
-    : `You play ${seatName(seats, view.viewer)}.`;
+    : `You play ${seatName(seats, view.viewer)}${hasLeft(view.viewer) ? ` (${leftHow(view.viewer)})` : ""}.`;
   $("outcome").textContent = view.outcome ? `Game over · ${outcomeWords(view.outcome, seats)}` : "";
   const playing = legal !== null;
   $("play").hidden = !playing;
   $("board-hint").hidden = !(playing && $("board").classList.contains("clickable"));
   if (playing) renderActions();
+  renderResign();
+  renderSeats();
   renderOthers();
+}
+
+function hasLeft(seat) {
+  return (view.left || []).includes(seat);
+}
+
+function leftHow(seat) {
+  return departures.get(seat) || "left the game";
+}
+
+// ----- seats and clocks -----
+
+/** Whole seconds until `deadline` (the last second the seat may act in), never below 0. */
+function secondsLeft(deadline) {
+  return Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
+}
+
+function renderSeats() {
+  const clocks = view.clock || null;
+  $("clock-kind").hidden = !clocks;
+  $("clock-kind").textContent = clocks ? `Clock: ${clockKindWords(clockKind) || "on"}` : "";
+  $("seats").replaceChildren(...seats.map(({ seat }) => {
+    const acting = view.to_act.includes(seat);
+    const gone = hasLeft(seat) ? leftHow(seat) : null;
+    const parts = [h("span", { class: "seat-name" }, seatName(seats, seat))];
+    const clock = clocks && clocks[String(seat)];
+    if (clock) {
+      // Only a seat to act has a clock running (none once the game is over).
+      const deadline = acting && clock.deadline ? clock.deadline : null;
+      const seconds = deadline ? secondsLeft(deadline) : clock.remaining_s;
+      parts.push(h("b", {
+        class: "clock",
+        title: deadline ? `time left: to act by ${deadline.replace("T", " ").replace("Z", " UTC")}` : "time left",
+        dataset: {
+          testid: "clock", seat: String(seat), running: String(Boolean(deadline)),
+          remaining: String(clock.remaining_s), seconds: String(seconds), ...(deadline ? { deadline } : {}),
+        },
+      }, clockWords(seconds)));
+    }
+    const note = gone || (acting ? "to act" : "");
+    parts.push(h("span", { class: "seat-note", dataset: { testid: "seat-status" } }, note, seat === view.viewer ? " (you)" : ""));
+    return h("li", { dataset: { testid: "seat", seat: String(seat), ...(gone ? { left: gone } : {}) } }, parts);
+  }));
+}
+
+/** Redraw each running clock from its deadline and the time now. */
+function tick() {
+  for (const clock of document.querySelectorAll("[data-testid=clock][data-deadline]")) {
+    const seconds = String(secondsLeft(clock.dataset.deadline));
+    if (clock.dataset.seconds === seconds) continue;
+    clock.dataset.seconds = seconds;
+    clock.textContent = clockWords(Number(seconds));
+  }
+}
+
+// ----- resigning: a button, then an inline "Really resign?" with confirm and cancel -----
+
+function renderResign() {
+  const seated = Boolean(token) && view.viewer !== null && view.viewer !== undefined;
+  const open = seated && view.status !== "over" && !hasLeft(view.viewer);
+  if (!open) confirming = false;
+  $("resign-box").hidden = !open;
+  $("resign").hidden = confirming;
+  $("resign-ask").hidden = !confirming;
+  $("resign").disabled = posting;
+  $("resign-confirm").disabled = posting;
+}
+
+function askResign() {
+  confirming = true;
+  renderResign();
+  $("resign-confirm").focus();
+}
+
+function cancelResign() {
+  confirming = false;
+  renderResign();
+  $("resign").focus();
+}
+
+function resign() {
+  if (!confirming || posting) return;
+  confirming = false;
+  post({ type: "resign" }, view.version);
 }
 
 function renderActions() {
@@ -152,7 +247,10 @@ function renderActions() {
   $("tile-choice").hidden = !tile;
   $("tile-words").textContent = tile ? `Actions naming ${tile.join(",")}: ${actions.length}` : "";
   if (!legal.actions.length) {
-    box.replaceChildren(h("p", { class: "muted" }, mine ? "No action is open to you now." : "Not your turn: wait for the others."));
+    const words = hasLeft(view.viewer)
+      ? `You are out of this game (${leftHow(view.viewer)}).`
+      : mine ? "No action is open to you now." : "Not your turn: wait for the others.";
+    box.replaceChildren(h("p", { class: "muted" }, words));
     return;
   }
   const groups = new Map();
@@ -195,8 +293,10 @@ function renderOthers() {
 async function post(action, version) {
   if (posting) return;
   posting = true;
+  const resigning = action.type === "resign";
   for (const button of $("actions").querySelectorAll("button")) button.disabled = true;
-  say("Sending your move…");
+  renderResign();
+  say(resigning ? "Resigning…" : "Sending your move…");
   try {
     await api(`${base}/actions?wait=${WAIT_SECONDS}`, {
       method: "POST", token,
@@ -206,7 +306,9 @@ async function post(action, version) {
     tile = null;
   } catch (error) {
     if (error instanceof ApiError && error.status === 409) {
-      say(`The game moved on before your move arrived (${error.message}): refreshed, choose again.`, "error");
+      say(resigning
+        ? `The game moved on before your resignation arrived (${error.message}): refreshed; resign again if you still mean to.`
+        : `The game moved on before your move arrived (${error.message}): refreshed, choose again.`, "error");
     } else if (error instanceof ApiError) {
       say(`Refused: ${error.words}`, "error");
     } else {
@@ -231,6 +333,13 @@ async function start() {
     tile = null;
     renderActions();
   });
+  $("resign").addEventListener("click", askResign);
+  $("resign-cancel").addEventListener("click", cancelResign);
+  $("resign-confirm").addEventListener("click", resign);
+  $("resign-ask").addEventListener("keydown", (event) => {
+    if (event.key === "Escape") cancelResign();
+  });
+  setInterval(tick, TICK_MS);
   if (token) storeToken("game", gameId, token);
   await refresh();
   if (!view) return;

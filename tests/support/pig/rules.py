@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from domain.engine.departures import LeaveReason
 from domain.engine.errors import IllegalAction
 from domain.engine.rules import Action, DeclaredRules, Draw
 from domain.engine.types import JSON, RANDOM, Event, GameCreated, Outcome
@@ -65,6 +66,10 @@ class PigRules(DeclaredRules):
         if event.type == Hold.type:
             return board.held()
         return board  # no other event changes a Pig board
+
+    def leave(self, board: PigBoard, seat: int, reason: LeaveReason) -> PigBoard:
+        """A seat that leaves is skipped from then on (the engine ends a game with one left)."""
+        return board.without(seat)
 
     def outcome(self, board: PigBoard) -> Outcome | None:
         if not board.over:
