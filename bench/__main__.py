@@ -1,7 +1,9 @@
 """Entry point of ``make bench``: run (a) throughput, (b) latency vs version, (c) folding.
 
-The default set is (a)-(f) and (i) (``bench.clocks``: timeout lateness with 1,000 running
-clocks, and what a clock costs a move); (g) and (h) run when asked for (``--only``).
+The default set is (a)-(f), (i) (``bench.clocks``: timeout lateness with 1,000 running
+clocks, and what a clock costs a move) and (j) (``bench.pairings``: seat balance and repeated
+tables of simulated swiss and round-robin events, the pairings before seat balancing against
+those of now, in process); (g) and (h) run when asked for (``--only``).
 
 (a) puts Floe's move path beside a bare XADD route and beside boardgame.io 0.50.2 (in-memory
 and FlatFile stores, ``bench.peer``: needs ``node`` and ``npm``, and ``npm ci``s
@@ -35,6 +37,7 @@ from bench import (
     folding,
     latency,
     memory,
+    pairings,
     policy,
     throughput,
     tournament,
@@ -71,13 +74,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "--memory-full for all of it); (g) a 64-bot swiss tournament on 1, 2 and 4 job "
         "workers; (h) Floe on a Redis Cluster against one Redis (g and h are not in the "
         "default set: --only g, --only h); (i) clocks: timeout lateness with 1,000 running "
-        "clocks, and moves with a clock against moves without.",
+        "clocks, and moves with a clock against moves without; (j) pairings: seat balance and "
+        "repeated tables over simulated tournaments, before and after seat balancing.",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
         "--only",
         type=_csv,
-        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f,i")),
+        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f,i,j")),
         help="which benchmarks, e.g. a,c (env BENCH_ONLY)",
     )
     parser.add_argument(
@@ -201,6 +205,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=None,
         help="(i) MIN,MAX of their per_move clocks, spread over the games (5,20; quick 3,8)",
     )
+    parser.add_argument(
+        "--pairing-events",
+        type=int,
+        default=None,
+        help="(j) simulated events per format (200, quick 40)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
     args = parser.parse_args(argv)
@@ -302,6 +312,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault("FLOE_LIVE_GAMES_PER_CREATOR", "0")
         os.environ.setdefault("FLOE_BOT_GAMES_PER_CREATOR", "0")
         clocks.run(report, config=clocks_config(args), log=log)
+
+    if "j" in args.only:  # in process; python -m bench.pairings --help for its knobs
+        simulated = pairings.Config.quick() if args.quick else pairings.Config()
+        if args.pairing_events is not None:
+            simulated = dataclasses.replace(simulated, events=args.pairing_events)
+        pairings.run(report, config=simulated, log=log)
 
     scripts: list[list[policy.Step]] = []
     if run_a:

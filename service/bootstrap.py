@@ -118,7 +118,9 @@ def build(
         ttl_seconds=settings.table_ttl_seconds,
         open_per_creator=settings.open_tables_per_creator,
     )
-    tournaments = Tournaments(TournamentStore(client, acks), commands, repository, store, clock)
+    tournaments = Tournaments(
+        TournamentStore(client, acks), commands, repository, store, clock, jobs=queue
+    )
     return Floe(
         settings=settings,
         redis=client,

@@ -1,7 +1,9 @@
 """The audit of a tournament export: the entry points and the checks across its games.
 
 It reads the manifest (``manifest``) and the game logs (``logs``), audits each log, then
-checks what the manifest claims against what the verified logs show.
+checks what the manifest claims against what the verified logs show, with the rules of the
+tournament's version (``Plan.rules_version``, from the manifest's ``rules_version``) and the
+director's decisions it lists (``replay.tournament`` says what is checked).
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from typing import Any
 from domain.engine.canonical import canonical_json
 from domain.engine.types import GAME_OVER, Outcome
 from domain.tournament import Round, Table, tournament_commitment
-from domain.tournament.audit import pairing_problems, standing_problems
+from domain.tournament.audit import compare_standings, decision_problems, pairing_problems
+from domain.tournament.decisions import DecisionError
 from domain.tournament.plan import PlayedRound
-from domain.tournament.standings import Standing, standings
+from domain.tournament.standings import GameResult, Standing
 from replay.source import BadLine, parse_line, read_file
 from replay.tournament.logs import Run, split_runs
-from replay.tournament.manifest import Listed, Manifest, read_manifest
+from replay.tournament.manifest import Listed, Manifest, Recorded, read_manifest
 from replay.tournament.verdict import GameVerdict, TournamentVerdict, quote
 from replay.verify import Status, Verdict, same_json
 
@@ -80,12 +83,15 @@ class _Audit:
             return TournamentVerdict("failed", logs, tuple(self.problems), (), file=file)
         self._commitments(manifest)
         games, results = self._games(manifest, runs, audits)
+        self._decisions(manifest)
         self._pairings(manifest, games, results)
         table = self._standings(manifest, games, results)
         made = len(manifest.rounds)
+        # A cancelled tournament is complete as it was cancelled: its rounds are all it has.
+        complete = made == manifest.plan.rounds or manifest.cancelled is not None
         if self.problems or any(g.status == "failed" for g in games):
             status: Status = "failed"
-        elif all(g.status == "ok" for g in games) and made == manifest.plan.rounds:
+        elif all(g.status == "ok" for g in games) and complete:
             status = "ok"
         else:
             status = "incomplete"
@@ -99,6 +105,9 @@ class _Audit:
             manifest.plan.rounds,
             tuple(self.unchecked),
             file,
+            manifest.cancelled is not None,
+            manifest.plan.rules_version,
+            manifest.plan.tiebreaks,
         )
 
     def _manifest(self) -> Manifest | None:
@@ -238,7 +247,69 @@ class _Audit:
                         f"over ({waiting[0].name} is not)"
                     )
             break
-        self.problems += pairing_problems(plan, played)
+        self.problems += pairing_problems(plan, played, manifest.effects)
+
+    def _decisions(self, manifest: Manifest) -> None:
+        """The decisions against the rounds: each made with no more rounds paired than the
+        manifest lists and no fewer than the one before it; a pause and a resume in turn, and
+        no round made while paused; nothing after a cancel, neither a decision nor a round.
+        Then, when that order holds, each withdraw, enter and correct could have been taken
+        when it was (``decision_problems``)."""
+        made = len(manifest.rounds)
+        found: list[str] = []
+        before: Recorded | None = None
+        paused: Recorded | None = None
+        cancelled: Recorded | None = None
+        for decision in manifest.decisions:
+            where = f"decision {decision.seq} ({decision.kind})"
+            if cancelled is not None:
+                found.append(
+                    f"{where}: made after the tournament was cancelled (decision {cancelled.seq})"
+                )
+            if decision.rounds_paired > made:
+                found.append(
+                    f"{where}: made with {decision.rounds_paired} rounds paired, where the "
+                    f"manifest lists {made}"
+                )
+            if before is not None and decision.rounds_paired < before.rounds_paired:
+                found.append(
+                    f"{where}: made with {decision.rounds_paired} rounds paired, after decision "
+                    f"{before.seq} made with {before.rounds_paired}"
+                )
+            if decision.kind == "pause" and paused is not None:
+                found.append(f"{where}: the tournament is paused already (decision {paused.seq})")
+            if decision.kind == "resume":
+                if paused is None:
+                    found.append(f"{where}: the tournament is not paused")
+                elif decision.rounds_paired > paused.rounds_paired:
+                    found.append(
+                        f"round {paused.rounds_paired + 1}: made while the tournament was paused "
+                        f"(decisions {paused.seq} to {decision.seq})"
+                    )
+            if decision.kind in ("pause", "resume"):
+                paused = decision if decision.kind == "pause" else None
+            if decision.kind == "cancel" and cancelled is None:
+                cancelled = decision
+            before = decision
+        if paused is not None and made > paused.rounds_paired:
+            found.append(
+                f"round {paused.rounds_paired + 1}: made while the tournament was paused "
+                f"(decision {paused.seq}, never resumed)"
+            )
+        if cancelled is not None and made > cancelled.rounds_paired:
+            found.append(
+                f"round {cancelled.rounds_paired + 1}: made after the tournament was cancelled "
+                f"(decision {cancelled.seq})"
+            )
+        self.problems += found
+        if found or not manifest.effects:
+            return
+        rounds = [
+            Round(tuple(Table(g.players) for g in listed.games), listed.byes)
+            for listed in manifest.rounds
+        ]
+        names = [name for name, _ in manifest.players]
+        self.problems += decision_problems(manifest.plan, names, rounds, manifest.effects)
 
     def _standings(
         self, manifest: Manifest, games: list[GameVerdict], results: dict[Place, tuple[int, ...]]
@@ -246,18 +317,24 @@ class _Audit:
         """The standings the verified results give (every game over, every listed round's
         byes), compared with the published ones unless a result cannot be verified."""
         names = [name for name, _ in manifest.players]
-        counted: list[PlayedRound] = []
+        plan = manifest.plan
+        counted: list[GameResult] = []
+        byes: list[int] = []
         for listed in manifest.rounds:
-            if listed.number > manifest.plan.rounds:
+            if listed.number > plan.rounds:
                 break
-            over = [g for g in listed.games if _key(g) in results]
-            round_ = Round(tuple(Table(g.players) for g in over), listed.byes)
-            counted.append(PlayedRound(round_, tuple(results[_key(g)] for g in over)))
-        computed = standings(
-            names,
-            [result for played in counted for result in played.results()],
-            [bye for played in counted for bye in played.round.byes],
-        )
+            byes += listed.byes
+            # Each result keeps its round and table, which a correction names.
+            counted += [
+                GameResult(g.players, results[_key(g)], g.round, g.table)
+                for g in listed.games
+                if _key(g) in results
+            ]
+        try:
+            computed = plan.standings(names, counted, byes, manifest.effects)
+        except DecisionError as error:  # not at version 1: the manifest refuses them there
+            self.problems.append(f"the standings: {error.code}: {error.message}")
+            return []
         if manifest.standings is None:
             return computed
         listed_places = {_key(g) for r in manifest.rounds for g in r.games}
@@ -273,7 +350,7 @@ class _Audit:
         if broken:
             self.unchecked.append(f"the standings: {broken[0].name} has no verified result")
             return computed
-        self.problems += standing_problems(names, counted, manifest.standings)
+        self.problems += compare_standings(manifest.standings, computed)
         return computed
 
 
@@ -329,7 +406,7 @@ def _check_game(
             f"{where}: {len(seats)} seats, where the table has {len(game.players)} players"
         )
     for seat, (held, player) in enumerate(zip(seats, game.players, strict=False)):
-        name, bot = manifest.players[player]
+        name, bot = manifest.everyone[player]
         if held.get("name") != name or held.get("bot") != bot:
             problems.append(
                 f"{where}: seat {seat} is {_player(held.get('name'), held.get('bot'))}, where "

@@ -2,6 +2,32 @@
 
 Every field is checked for its type and shape here, so that the audit's checks work on a
 ``Manifest`` whose values are what they claim to be (though none of them believed yet).
+
+Fields a manifest holds only when they apply (``OPTIONAL_MANIFEST_FIELDS``; a manifest written
+before they existed has none of them, and reads as it always did):
+
+- ``rules_version``: the tournament's rules (``domain.tournament.plan``), ``"1"`` or ``"2"``;
+  absent: ``"1"``, the rules of every tournament made before versions were written. Any other
+  value is an unknown tournament rules version, and nothing that depends on the rules is
+  checked.
+- ``tiebreaks`` (a list of tie-break names; version 2 only; absent: the default ones),
+  ``max_players`` (a whole number; absent: the players listed) and ``ratings`` (one whole
+  number per player listed, or null; absent: none): the plan's, as ``Plan.of`` takes them.
+- ``clock``: the clock every game was to be played with.
+- ``round_start``: ``"auto"``, ``"manual"`` or ``{"after_s": N}`` (N whole seconds, 1 to
+  86400); recorded, not otherwise checked (it says when rounds were made, not what they are).
+- ``decisions``: the director's decisions, in the order made, each an object with
+  ``decision``, ``rounds_paired`` (a whole number), ``seq`` (1, 2, ... in list order), ``at``
+  (an ISO 8601 time with its offset, ``Z`` for UTC) and ``reason`` (a non-blank string of at
+  most 500 characters), and the fields of its kind: ``withdraw``, ``enter`` and ``correct`` as
+  ``domain.tournament.decisions.parse_decision`` reads them (version 2 only: they change the
+  pairings and standings), ``pause``, ``resume`` and ``cancel`` with no other field.
+
+``players`` are the players listed at creation, numbered from 0; a player entered later by an
+``enter`` decision is named by that decision only, and numbered after them (the decision's
+``player``). A published standing has ``player``, ``name``, ``points`` and ``buchholz``; at
+version 2 also, optionally, ``place`` (``"3"``, or ``"3-4"`` when shared) and ``tiebreaks`` (an
+object: each of the tournament's tie-breaks by name, its value a number as points are written).
 """
 
 from __future__ import annotations
@@ -9,11 +35,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
 from domain.games import GAMES
-from domain.tournament.plan import Plan, PlanError
+from domain.tournament.decisions import (
+    MAX_REASON,
+    Decision,
+    DecisionError,
+    Enter,
+    parse_decision,
+)
+from domain.tournament.plan import RULES_VERSIONS, Plan, PlanError
 from domain.tournament.standings import Standing, as_json_number
 from replay.tournament.verdict import Wrong, quote
 
@@ -33,17 +67,31 @@ MANIFEST_FIELDS = frozenset(
         "standings",
     }
 )
-#: Fields a manifest holds only when they apply: ``clock``, for a tournament played on one.
-OPTIONAL_MANIFEST_FIELDS = frozenset({"clock"})
+#: Fields a manifest holds only when they apply (module docstring).
+OPTIONAL_MANIFEST_FIELDS = frozenset(
+    {"clock", "rules_version", "tiebreaks", "max_players", "ratings", "round_start", "decisions"}
+)
 PLAYER_FIELDS = frozenset({"player", "name", "bot"})
 ROUND_FIELDS = frozenset({"round", "byes", "games"})
 GAME_FIELDS = frozenset({"game_id", "table", "players", "outcome"})
 STANDING_FIELDS = frozenset({"player", "name", "points", "buchholz"})
+#: A version 2 standing's fields besides ``STANDING_FIELDS``, when published.
+STANDING_EXTRAS = frozenset({"place", "tiebreaks"})
+#: The decisions that change nothing the audit recomputes: only their shape is checked.
+RECORDED_ONLY = ("pause", "resume", "cancel")
+DECISION_KINDS = ("withdraw", "enter", "correct", *RECORDED_ONLY)
+DECISION_STAMPS = frozenset({"decision", "rounds_paired", "seq", "at", "reason"})
+#: The longest ``{"after_s": N}`` of ``round_start``, in seconds (a day).
+MAX_AFTER_S = 86_400
 
 ID = re.compile(r"[0-9a-f]{16}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
 #: A number as ``as_json_number`` writes it: an integer, or ``a/b`` (checked in lowest terms).
 NUMBER = re.compile(r"(0|[1-9][0-9]{0,30})(?:/([1-9][0-9]{0,30}))?")
+PLACE = re.compile(r"[1-9][0-9]{0,2}(-[1-9][0-9]{0,2})?")
+TIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +117,18 @@ class ListedRound:
 
 
 @dataclass(frozen=True, slots=True)
+class Recorded:
+    """A director's decision as the manifest lists it: its kind and stamps, and, for those
+    that change pairings or standings (withdraw, enter, correct), the domain's decision."""
+
+    kind: str
+    seq: int
+    rounds_paired: int
+    at: str
+    effect: Decision | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Manifest:
     """Line 1, read and typed (none of it believed yet). A part that is malformed is None
     where the other checks can go on without it."""
@@ -84,6 +144,26 @@ class Manifest:
     standings: tuple[Standing, ...] | None
     #: The clock every game was to be played with, as created (None: no clock).
     clock: dict[str, Any] | None = None
+    #: When rounds were made: ``"auto"``, ``"manual"`` or ``{"after_s": N}``.
+    round_start: str | dict[str, int] = "auto"
+    #: The director's decisions, in order.
+    decisions: tuple[Recorded, ...] = ()
+
+    @property
+    def effects(self) -> tuple[Decision, ...]:
+        """The decisions that change pairings or standings, in order."""
+        return tuple(d.effect for d in self.decisions if d.effect is not None)
+
+    @property
+    def everyone(self) -> tuple[tuple[str, str | None], ...]:
+        """(name, bot) by player number: the players listed, then those entered since."""
+        entered = [(d.name, d.bot) for d in self.effects if isinstance(d, Enter)]
+        return (*self.players, *entered)
+
+    @property
+    def cancelled(self) -> Recorded | None:
+        """The decision that cancelled the tournament, if one did."""
+        return next((d for d in self.decisions if d.kind == "cancel"), None)
 
 
 def read_manifest(value: Any) -> tuple[Manifest | None, list[str]]:
@@ -113,23 +193,43 @@ def read_manifest(value: Any) -> tuple[Manifest | None, list[str]]:
     game = part(lambda: _game(body["game"]))
     options = part(lambda: _object(body["options"], None, "options"))
     clock = part(lambda: _object(body["clock"], None, "clock")) if "clock" in body else None
+    start = part(lambda: _round_start(body["round_start"])) if "round_start" in body else None
     part(lambda: _string(body["created_at"], "created_at"))
     commitment = part(
         lambda: _matching(body["commitment"], SHA256, "commitment", "64 lowercase hex digits")
     )
     seeds = part(lambda: _seed_commitments(body["seed_commitments"]))
     players = part(lambda: _players(body["players"]))
+    version = part(lambda: _rules_version(body.get("rules_version", "1")))
+    decisions = None
+    if version is not None:
+        decisions = part(lambda: _decisions(body.get("decisions", []), version))
     plan = None
-    if players is not None:
-        plan = part(lambda: _plan(body, len(players)))
-    rounds = None if players is None else part(lambda: _rounds(body["rounds"], len(players)))
-    published = part(lambda: _standings(body["standings"]))
+    if players is not None and version is not None:
+        plan = part(lambda: _plan(body, len(players), version))
+    rounds = None
+    if players is not None and decisions is not None:
+        count = len(players) + sum(isinstance(d.effect, Enter) for d in decisions)
+        rounds = part(lambda: _rounds(body["rounds"], count))
+    tiebreaks = None if plan is None else plan.tiebreaks
+    published = part(lambda: _standings(body["standings"], version, tiebreaks))
     if id_ is None or game is None or options is None or players is None:
         return None, problems
-    if plan is None or rounds is None:
+    if plan is None or rounds is None or decisions is None:
         return None, problems
     manifest = Manifest(
-        id_, game, plan, options, players, rounds, commitment, seeds, published, clock
+        id_,
+        game,
+        plan,
+        options,
+        players,
+        rounds,
+        commitment,
+        seeds,
+        published,
+        clock,
+        "auto" if start is None else start,
+        decisions,
     )
     return manifest, problems
 
@@ -201,11 +301,103 @@ def _players(value: Any) -> tuple[tuple[str, str | None], ...]:
     return tuple(players)
 
 
-def _plan(body: dict[str, Any], players: int) -> Plan:
+def _rules_version(value: Any) -> str:
+    version = _string(value, "rules_version")
+    if version not in RULES_VERSIONS:
+        raise Wrong(
+            "rules_version",
+            f"unknown tournament rules version {quote(version, 40)} (this verifier knows "
+            f"{', '.join(RULES_VERSIONS)})",
+        )
+    return version
+
+
+def _plan(body: dict[str, Any], players: int, version: str) -> Plan:
     format_ = _string(body["format"], "format")
     table_size = _int(body["table_size"], "table_size")
     rounds = _int(body["planned_rounds"], "planned_rounds")
-    return Plan.of(format_, players, table_size, rounds)
+    most = _int(body["max_players"], "max_players") if "max_players" in body else None
+    ratings = None
+    if body.get("ratings") is not None:
+        listed = _list(body["ratings"], "ratings")
+        ratings = [_int(r, f"ratings[{i}]") for i, r in enumerate(listed)]
+    tiebreaks = None
+    if "tiebreaks" in body:
+        listed = _list(body["tiebreaks"], "tiebreaks")
+        tiebreaks = [_string(t, f"tiebreaks[{i}]") for i, t in enumerate(listed)]
+    return Plan.of(
+        format_,
+        players,
+        table_size,
+        rounds,
+        max_players=most,
+        ratings=ratings,
+        tiebreaks=tiebreaks,
+        rules_version=version,
+    )
+
+
+def _round_start(value: Any) -> str | dict[str, int]:
+    if value in ("auto", "manual") and isinstance(value, str):
+        return value
+    if isinstance(value, dict) and set(value) == {"after_s"}:
+        after = value["after_s"]
+        if type(after) is int and 1 <= after <= MAX_AFTER_S:
+            return {"after_s": after}
+    why = f'not "auto", "manual" nor {{"after_s": N}} with N whole seconds, 1 to {MAX_AFTER_S}'
+    raise Wrong("round_start", why)
+
+
+def _decisions(value: Any, version: str) -> tuple[Recorded, ...]:
+    """The director's decisions, each of its kind's shape, numbered 1, 2, ... in order."""
+    recorded: list[Recorded] = []
+    for index, item in enumerate(_list(value, "decisions")):
+        where = f"decisions[{index}]"
+        if not isinstance(item, dict):
+            raise Wrong(where, f"not an object but {_kind(item)}")
+        kind = item.get("decision")
+        if not isinstance(kind, str) or kind not in DECISION_KINDS:
+            shown = quote(str(kind), 40)
+            raise Wrong(f"{where}.decision", f"{shown} is none of {', '.join(DECISION_KINDS)}")
+        if kind in RECORDED_ONLY:
+            _object(item, DECISION_STAMPS, where)
+            rounds_paired = _int(item["rounds_paired"], f"{where}.rounds_paired")
+            if rounds_paired < 0:
+                raise Wrong(f"{where}.rounds_paired", f"{rounds_paired} is below 0")
+            seq = _int(item["seq"], f"{where}.seq")
+            at = _string(item["at"], f"{where}.at")
+            reason = _string(item["reason"], f"{where}.reason")
+            if not reason.strip() or len(reason) > MAX_REASON:
+                why = f"not a non-blank string of at most {MAX_REASON} characters"
+                raise Wrong(f"{where}.reason", why)
+            recorded.append(Recorded(kind, seq, rounds_paired, at))
+        else:
+            try:
+                effect = parse_decision(item)
+            except DecisionError as error:
+                raise Wrong(where, f"{error.code}: {error.message}") from None
+            if version == "1":
+                why = f"a tournament of rules version 1 takes no {kind} decision"
+                raise Wrong(where, why)
+            recorded.append(Recorded(kind, effect.seq, effect.rounds_paired, effect.at, effect))
+        this = recorded[-1]
+        if this.seq != index + 1:
+            why = f"{this.seq} where {index + 1} belongs (decisions are numbered from 1, in order)"
+            raise Wrong(f"{where}.seq", why)
+        _time(this.at, f"{where}.at")
+    return tuple(recorded)
+
+
+def _time(text: str, where: str) -> None:
+    """An ISO 8601 time with its offset (``2026-05-02T12:00:00Z``), one that exists."""
+    valid = TIME.fullmatch(text) is not None
+    if valid:
+        try:
+            datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            valid = False
+    if not valid:
+        raise Wrong(where, f"{quote(text, 40)} is not a time (2026-05-02T12:00:00Z)")
 
 
 def _player_numbers(value: Any, players: int, where: str) -> tuple[int, ...]:
@@ -244,16 +436,30 @@ def _rounds(value: Any, players: int) -> tuple[ListedRound, ...]:
     return tuple(rounds)
 
 
-def _standings(value: Any) -> tuple[Standing, ...]:
+def _standings(
+    value: Any, version: str | None, tiebreaks: tuple[str, ...] | None
+) -> tuple[Standing, ...]:
+    """The published standings; ``tiebreaks``: the plan's (None when it cannot be read)."""
     rows = []
     for index, item in enumerate(_list(value, "standings")):
         where = f"standing {index + 1}"
-        row = _object(item, STANDING_FIELDS, where)
+        extras = set(item) & STANDING_EXTRAS if isinstance(item, dict) and version != "1" else set()
+        row = _object(item, STANDING_FIELDS | extras, where)
         player = _int(row["player"], f"{where}: player")
         name = _string(row["name"], f"{where}: name")
         points = _number(row["points"], f"{where}: points")
         buchholz = _number(row["buchholz"], f"{where}: buchholz")
-        rows.append(Standing(player, name, points, buchholz))
+        place = ""
+        if "place" in row:
+            place = _matching(row["place"], PLACE, f"{where}: place", 'a place ("3", or "3-4")')
+        values: tuple[Fraction, ...] = ()
+        if "tiebreaks" in row and tiebreaks is not None:
+            shown = _object(row["tiebreaks"], None, f"{where}: tiebreaks")
+            if set(shown) != set(tiebreaks):
+                listed = ", ".join(tiebreaks) or "none"
+                raise Wrong(f"{where}: tiebreaks", f"not the tournament's tie-breaks ({listed})")
+            values = tuple(_number(shown[t], f"{where}: tiebreaks: {t}") for t in tiebreaks)
+        rows.append(Standing(player, name, points, buchholz, place, values))
     return tuple(rows)
 
 

@@ -89,7 +89,8 @@ class TournamentVerdict:
     """The audit's answer for a tournament export: one status for the set, each game's
     verdict, every problem found (each ``"where: why"``), the checks that could not be made
     (``unchecked``: a result they need is not verified) and the standings recomputed from
-    the verified games."""
+    the verified games. ``cancelled``: the manifest lists a cancel decision (the tournament
+    ended with the rounds it had); ``rules_version``: the rules it was audited with."""
 
     status: Status
     games: tuple[GameVerdict, ...]
@@ -100,6 +101,10 @@ class TournamentVerdict:
     planned_rounds: int | None = None
     unchecked: tuple[str, ...] = ()
     file: str | None = None
+    cancelled: bool = False
+    rules_version: str | None = None
+    #: The tie-breaks the standings were made with, in order (none at rules version 1).
+    tiebreaks: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -128,6 +133,8 @@ class TournamentVerdict:
         planned = "?" if self.planned_rounds is None else str(self.planned_rounds)
         count = len(self.games)
         size = f"{count} game{'s' * (count != 1)}, {self.rounds} of {planned} rounds"
+        if self.cancelled:
+            size += ", cancelled"
         return f"{self.name}: {self.status}{why} ({size})"
 
     def report(self) -> list[str]:
@@ -136,7 +143,7 @@ class TournamentVerdict:
         prefix = "" if self.file is None else f"{self.file} "
         lines = [f"{prefix}{game}" for game in self.games]
         lines.append(f"{prefix}standings, recomputed from the verified games:")
-        lines += ["  " + row for row in standings_table(self.standings)]
+        lines += ["  " + row for row in standings_table(self.standings, self.tiebreaks)]
         lines += [f"{prefix}problem: {problem}" for problem in self.problems]
         lines += [f"{prefix}not checked: {part}" for part in self.unchecked]
         lines.append(str(self))
@@ -150,6 +157,8 @@ class TournamentVerdict:
             "reason": self.reason,
             "rounds": self.rounds,
             "planned_rounds": self.planned_rounds,
+            "cancelled": self.cancelled,
+            "rules_version": self.rules_version,
             "games": [g.to_json() for g in self.games],
             "problems": list(self.problems),
             "unchecked": list(self.unchecked),
@@ -160,24 +169,41 @@ class TournamentVerdict:
                     "name": s.name,
                     "points": as_json_number(s.points),
                     "buchholz": as_json_number(s.buchholz),
+                    **({"tiebreaks": self._tiebreaks(s)} if self.tiebreaks else {}),
                 }
                 for place, s in enumerate(self.standings, start=1)
             ],
         }
 
+    def _tiebreaks(self, standing: Standing) -> dict[str, str]:
+        return {
+            name: as_json_number(value)
+            for name, value in zip(self.tiebreaks, standing.tiebreaks, strict=False)
+        }
 
-def standings_table(rows: Sequence[Standing]) -> list[str]:
-    """``place  name  points  Buchholz``, one aligned line per player (and the header)."""
-    table = [("place", "name", "points", "Buchholz")] + [
-        (str(place), s.name, as_json_number(s.points), as_json_number(s.buchholz))
+
+def standings_table(rows: Sequence[Standing], tiebreaks: Sequence[str] = ()) -> list[str]:
+    """``place  name  points  Buchholz`` and a column per tie-break, one aligned line per
+    player (and the header). A place shared by equal players reads ``3-4``."""
+    table = [("place", "name", "points", "Buchholz", *tiebreaks)] + [
+        (
+            s.place or str(place),
+            s.name,
+            as_json_number(s.points),
+            as_json_number(s.buchholz),
+            *(as_json_number(v) for v in s.tiebreaks[: len(tiebreaks)]),
+        )
         for place, s in enumerate(rows, start=1)
     ]
-    widths = [max(len(row[i]) for row in table) for i in range(4)]
-    return [
-        f"{place:>{widths[0]}}  {name:<{widths[1]}}  {points:>{widths[2]}}  "
-        f"{buchholz:>{widths[3]}}".rstrip()
-        for place, name, points, buchholz in table
-    ]
+    widths = [max(len(row[i]) for row in table if i < len(row)) for i in range(len(table[0]))]
+    lines = []
+    for row in table:
+        cells = [
+            cell.ljust(width) if column == 1 else cell.rjust(width)
+            for column, (cell, width) in enumerate(zip(row, widths, strict=False))
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
 
 
 def quote(text: str, limit: int = MAX_QUOTE) -> str:

@@ -1,7 +1,11 @@
-"""The ``/v1/tournaments`` routes: create one, read it, follow it, export it.
+"""The ``/v1/tournaments`` routes: create one, list them, read it, follow it, export it; a
+player's own view and the standings as CSV; and the director's routes (the organizer's):
+start a round, take a decision, reissue a player's token.
 
 Checks run in the API's order: 401 for an ``Authorization`` header that names nobody, 404 for
-an unknown tournament, 400 for the body, 403 for what only the organizer may do.
+an unknown tournament (or player), 400 for the query; on the director's routes then 401/403
+for anyone but the organizer, then the body (413, 415, 400), then 409 for what the tournament
+as it stands refuses. Creating one checks its body before who asks, as it always has.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from flask import Blueprint, Response, request
 from domain.engine.canonical import canonical_json
 from service.api.http import (
     RECORD_ID,
+    bad_request,
     current_floe,
     current_viewer,
+    int_arg,
     json_body,
     last_event_id,
     only_query,
@@ -23,9 +29,11 @@ from service.api.http import (
 )
 from service.api.schemas import tournaments as schemas
 from service.bootstrap import Floe
+from service.errors import organizer_only
+from service.games.access import Viewer
 from service.games.commands import NewPlayer
-from service.tournaments.running import CreateTournament, tournament_not_found
-from service.tournaments.store import tournament_key
+from service.tournaments.running import CreateTournament, settled, tournament_not_found
+from service.tournaments.store import STATUSES, TournamentStatus, tournament_key
 
 tournaments_v1 = Blueprint("tournaments_v1", __name__, url_prefix="/v1/tournaments")
 
@@ -52,11 +60,33 @@ def create_tournament() -> Response:
         rounds=data["rounds"],
         options=data["options"],
         clock=data["clock"],
+        round_start=data["round_start"],
     )
     created = current_floe().tournaments.create(command, viewer)
     response = render(schemas.TOURNAMENT_CREATED, created.to_json(), 201)
     response.headers["Location"] = f"/v1/tournaments/{created.document['id']}"
     return response
+
+
+@tournaments_v1.get("")
+def list_tournaments() -> Response:
+    """Tournaments, newest first (``?status=`` keeps one status), a page at a time."""
+    only_query("status", "offset", "limit")
+    status = _status_arg()
+    offset = int_arg("offset", 0)
+    limit = int_arg("limit", 50, low=1, high=500)
+    listed = current_floe().tournaments.listing(offset=offset, limit=limit, status=status)
+    return render(schemas.TOURNAMENT_LIST, listed)
+
+
+def _status_arg() -> TournamentStatus | None:
+    raw = request.args.get("status")
+    if raw is None:
+        return None
+    for status in STATUSES:
+        if raw == status:
+            return status
+    raise bad_request("invalid_query", f"status is one of {', '.join(STATUSES)}")
 
 
 @tournaments_v1.get("/<tournament_id>")
@@ -65,6 +95,71 @@ def get_tournament(tournament_id: str) -> Response:
     body = current_floe().tournaments.get(_checked(tournament_id))
     only_query()
     return render(schemas.TOURNAMENT, body)
+
+
+@tournaments_v1.get("/<tournament_id>/me")
+def get_me(tournament_id: str) -> Response:
+    """A player's own view: their game now, their next, their results (their token)."""
+    viewer = current_viewer()
+    tournaments = current_floe().tournaments
+    tournaments.check(_checked(tournament_id))  # 404 before 400
+    only_query()
+    return render(schemas.TOURNAMENT_ME, tournaments.me(tournament_id, viewer))
+
+
+@tournaments_v1.get("/<tournament_id>/standings.csv")
+def standings_csv(tournament_id: str) -> Response:
+    """The standings as CSV (anyone), to publish or open in a spreadsheet."""
+    current_viewer()
+    tournaments = current_floe().tournaments
+    tournaments.check(_checked(tournament_id))  # 404 before 400
+    only_query()
+    response = Response(tournaments.standings_csv(tournament_id), mimetype="text/csv")
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="tournament-{tournament_id}-standings.csv"'
+    )
+    return response
+
+
+def _organizer(tournament_id: str, what: str) -> tuple[Viewer, str]:
+    """The director's routes' first checks: 401, 404, 400 (query), then 403."""
+    viewer = current_viewer()
+    viewer.require_token()
+    current_floe().tournaments.check(_checked(tournament_id))
+    only_query()
+    if not viewer.organizer:
+        raise organizer_only(what, anonymous=False)
+    return viewer, tournament_id
+
+
+@tournaments_v1.post("/<tournament_id>/rounds")
+def start_round(tournament_id: str) -> Response:
+    """The organizer makes the next round of a tournament whose rounds start by hand."""
+    _, tournament_id = _organizer(tournament_id, "starting a round")
+    started = current_floe().tournaments.start_round(tournament_id)
+    return render(schemas.TOURNAMENT, started, 201)
+
+
+@tournaments_v1.post("/<tournament_id>/decisions")
+def post_decision(tournament_id: str) -> Response:
+    """The organizer's decision: pause, resume or cancel the tournament."""
+    viewer, tournament_id = _organizer(tournament_id, "a decision on a tournament")
+    decided = current_floe().tournaments.decide(tournament_id, json_body(), viewer)
+    return render(schemas.TOURNAMENT, decided, 201)
+
+
+@tournaments_v1.post("/<tournament_id>/players/<player>/token")
+def reissue_token(tournament_id: str, player: str) -> Response:
+    """The organizer gives a person a new token; the old one names nobody from now on."""
+    viewer = current_viewer()
+    viewer.require_token()
+    tournaments = current_floe().tournaments
+    tournaments.check_player(_checked(tournament_id), player)  # 404, 404
+    only_query()
+    if not viewer.organizer:
+        raise organizer_only("reissuing a token", anonymous=False)
+    issued = tournaments.reissue_token(tournament_id, player, viewer)
+    return render(schemas.PLAYER_TOKEN, issued, 201)
 
 
 @tournaments_v1.get("/<tournament_id>/export")
@@ -91,8 +186,9 @@ def _chain(first: str, rest: Iterator[str]) -> Iterator[str]:
 @tournaments_v1.get("/<tournament_id>/stream")
 def stream_tournament(tournament_id: str) -> Response:
     """Server-Sent Events: the whole tournament (``event: tournament``) at once and after
-    every change (a game ended, a round began, it finished); ``id`` counts the changes, and
-    ``Last-Event-ID`` skips the first when nothing changed since."""
+    every change (a game ended, a round began, a decision, it finished); ``id`` counts the
+    changes, and ``Last-Event-ID`` skips the first when nothing changed since. It ends once
+    the tournament is settled (finished, or cancelled with every game over)."""
     current_viewer()
     floe = current_floe()
     tournaments = floe.tournaments
@@ -115,7 +211,7 @@ def stream_tournament(tournament_id: str) -> Response:
 
 
 def _sse(floe: Floe, tournament_id: str, sent: int | None) -> Iterator[str]:
-    """Send the tournament whenever it changed; stop once it is finished and sent."""
+    """Send the tournament whenever it changed; stop once it is settled and sent."""
     settings = floe.settings
     deadline = time.monotonic() + settings.sse_max_seconds
     yield "retry: 2000\n\n"
@@ -127,7 +223,7 @@ def _sse(floe: Floe, tournament_id: str, sent: int | None) -> Iterator[str]:
                 payload = canonical_json(schemas.TOURNAMENT.dump(document))
                 yield f"id: {changes}\nevent: tournament\ndata: {payload}\n\n"
                 sent = changes
-                if document["status"] == "finished":
+                if settled(document):
                     return
             else:
                 yield ": keep-alive\n\n"

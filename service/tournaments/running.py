@@ -2,35 +2,64 @@
 
 At creation every seed the tournament can use is drawn, one per (round, table) slot, and only
 their commitments are shown; each slot's game id is chosen too. Round 1's games are created at
-once. When a tournament game ends, a worker job (``advance``) looks at its round: once every
-game of it is over, the round's outcomes are recorded and the next round's tables made from
-them (``Plan.next_round``), in one compare-and-set, then its games are created. Everything
-here is idempotent: a job that runs twice, or two workers at once, make each round once and
-each game once (a game's id is its slot's, so a second create is ``GameExists``); a worker
-killed anywhere leaves a state the next ``advance`` (the sweeper's, at the latest) finishes.
+once (unless the organizer starts each round: ``round_start`` ``"manual"``, when the
+tournament stays ``open`` until round 1 is started). When a tournament game ends, a worker job
+(``advance``) looks at its round: once every game of it is over, the round's outcomes (and the
+time it ended) are recorded and, if its ``round_start`` says so now, the next round's tables
+made from them (``Plan.next_round``), in one compare-and-set, then its games are created.
+``round_start``:
+
+- ``"auto"``: the next round is made as soon as the round before is over;
+- ``{"after_s": N}``: N seconds after the round before ended (the time its last game ended,
+  from the games' logs). An advance that finds the time not come yet does nothing but arm a
+  durable timer (``service.jobs.timers``) for it, whose job advances the tournament again;
+  the sweeper's periodic advance covers a timer lost;
+- ``"manual"``: only the organizer makes a round (``start_round``).
+
+The director's decisions (``service.tournaments.decisions``) are recorded beside the rounds:
+a paused tournament pairs no new round (its games go on); a cancelled one pairs none again,
+and its live games are ended by a ``result`` decision with no winners.
+
+Everything here is idempotent: a job that runs twice, or two workers at once, make each round
+once and each game once (a game's id is its slot's, so a second create is ``GameExists``); a
+worker killed anywhere leaves a state the next ``advance`` (the sweeper's, at the latest)
+finishes.
 
 A person's one token, ``<tournament id>.<player>.<secret>``, is their seat token in every game
-of theirs: ``player_seats`` resolves it to those seats.
+of theirs: ``player_seats`` resolves it to those seats. The organizer may reissue it
+(``reissue_token``): the record then keeps the new token's hash only, and the old token names
+nobody anywhere.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hmac
+import inspect
 import secrets
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from domain.engine.canonical import canonical_json
+from domain.engine.errors import NotAllowed
 from domain.engine.rng import seed_commitment
 from domain.engine.status import GameStatus
 from domain.engine.types import JSON, Outcome, TournamentSlot
 from domain.tournament import Round, Table, tournament_commitment
 from domain.tournament.plan import Plan, PlanError, PlayedRound
-from domain.tournament.standings import GameResult, as_json_number, standings
-from service.clock import Clock, millis
-from service.errors import InvalidRequest, NotFound, organizer_only
+from domain.tournament.standings import GameResult, Standing, as_json_number, standings
+from service.clock import Clock, later, millis
+from service.errors import (
+    Conflict,
+    Forbidden,
+    InvalidRequest,
+    NotFound,
+    Unauthenticated,
+    VersionConflict,
+    organizer_only,
+)
 from service.games import tokens
 from service.games.access import Viewer
 from service.games.commands import (
@@ -41,17 +70,49 @@ from service.games.commands import (
     hosted,
     set_up,
 )
+from service.games.follow_ups import JobQueue
 from service.games.repository import GameRepository
-from service.store.events import EventStore, GameExists
+from service.store.events import EventStore, GameExists, GameRecord
+from service.tournaments import decisions as director
+from service.tournaments import views
 from service.tournaments.store import (
     Recorded,
     StoredTournament,
     TournamentStatus,
     TournamentStore,
+    summary_of,
 )
 
-#: How many times ``advance`` reads again after another worker recorded first.
+#: How many times a write reads again after another one landed first.
 ADVANCE_ATTEMPTS = 8
+#: The organizer's writes (a decision, a round started, a token) retry longer: each failure
+#: means another write landed, and those are few.
+ORGANIZER_ATTEMPTS = 64
+#: How long cancelling waits for a draw in flight before ending a game (the sweeper ends it
+#: later, if not then).
+CANCEL_WAIT_SECONDS = 3.0
+#: How many times ending one game is tried when the game moves meanwhile.
+END_ATTEMPTS = 16
+#: The most seconds ``{"after_s": N}`` may wait (a day).
+MAX_AFTER_S = 86_400
+#: The manifest's fields (``replay.tournament.manifest``); ``clock``, ``rules_version``,
+#: ``round_start`` and ``decisions`` follow only when the tournament has them, so older
+#: manifests read as they were.
+MANIFEST_FIELDS = (
+    "id",
+    "game",
+    "format",
+    "table_size",
+    "planned_rounds",
+    "options",
+    "created_at",
+    "commitment",
+    "seed_commitments",
+    "players",
+    "rounds",
+    "standings",
+)
+ORGANIZER = Viewer(organizer=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +126,8 @@ class CreateTournament:
     options: Mapping[str, Any] = field(default_factory=dict)
     #: The clock of every game, as the request gave it; None: no clock.
     clock: Mapping[str, Any] | None = None
+    #: When each next round starts: ``"auto"``, ``"manual"`` or ``{"after_s": N}``.
+    round_start: str | Mapping[str, int] = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +149,33 @@ def tournament_not_found(tournament_id: str) -> NotFound:
     return NotFound("tournament_not_found", f"no tournament {tournament_id!r}")
 
 
+def player_not_found(player: str) -> NotFound:
+    return NotFound("player_not_found", f"the tournament has no player {player!r}")
+
+
+def check_round_start(value: Any) -> str | dict[str, int]:
+    """``round_start`` as the service keeps it; ``ValueError`` saying why for anything else."""
+    if value in ("auto", "manual"):
+        return str(value)
+    if isinstance(value, Mapping) and set(value) == {"after_s"}:
+        seconds = value["after_s"]
+        if type(seconds) is int and 1 <= seconds <= MAX_AFTER_S:
+            return {"after_s": seconds}
+    raise ValueError(f'round_start is "auto", "manual" or {{"after_s": 1..{MAX_AFTER_S}}}')
+
+
+def settled(document: Mapping[str, Any]) -> bool:
+    """Whether a tournament's document will never change again: finished, or cancelled with
+    every game of it over."""
+    if document["status"] == "finished":
+        return True
+    return document["status"] == "cancelled" and all(
+        game["status"] == GameStatus.OVER for r in document["rounds"] for game in r["games"]
+    )
+
+
 class Tournaments:
-    """Create, advance and read tournaments."""
+    """Create, advance, direct and read tournaments."""
 
     def __init__(
         self,
@@ -96,6 +184,8 @@ class Tournaments:
         repository: GameRepository,
         records: EventStore,
         clock: Clock,
+        *,
+        jobs: JobQueue | None = None,
     ) -> None:
         self._store = store
         self._commands = commands
@@ -103,6 +193,9 @@ class Tournaments:
         #: The games' records (which of a round's games exist, and where they stand).
         self._records = records
         self._clock = clock
+        #: Where the timer of an ``{"after_s": N}`` round is armed (None: the sweeper's
+        #: advance alone makes such rounds, a sweep late at most).
+        self._jobs = jobs
 
     @property
     def store(self) -> TournamentStore:
@@ -111,7 +204,8 @@ class Tournaments:
     # ----- creating -----------------------------------------------------------------------
 
     def create(self, command: CreateTournament, viewer: Viewer) -> CreatedTournament:
-        """Draw and commit every seed, hand out the tokens, and start round 1 (organizer)."""
+        """Draw and commit every seed, hand out the tokens, and start round 1 (organizer),
+        unless the organizer starts each round."""
         if not viewer.organizer:
             raise organizer_only("creating a tournament", anonymous=viewer.anonymous)
         game = hosted(command.game)
@@ -121,7 +215,8 @@ class Tournaments:
             )
         try:
             plan = Plan.of(command.format, len(command.players), command.table_size, command.rounds)
-        except PlanError as error:
+            round_start = check_round_start(command.round_start)
+        except (PlanError, ValueError) as error:
             raise InvalidRequest("invalid_tournament", str(error)) from None
         check_player_count(game, plan.table_size)
         names = [p.name for p in command.players]
@@ -145,6 +240,8 @@ class Tournaments:
             "planned_rounds": plan.rounds,
             "options": dict(command.options),
             "clock": None if command.clock is None else dict(command.clock),
+            "round_start": round_start,
+            **_rules_of(plan),
             "created_at": now,
             "players": [{"name": p.name, "bot": p.bot} for p in command.players],
             "token_hashes": [t and tokens.token_hash(t) for t in player_tokens],
@@ -152,9 +249,19 @@ class Tournaments:
             "commitment": tournament_commitment(commitments),
             "game_ids": [secrets.token_hex(8) for _ in range(plan.slots)],
         }
-        first = _round_json(1, plan.next_round([]))
+        manual = round_start == "manual"
+        first = [] if manual else [_round_json(1, plan.next_round([]))]
         seeds_hex = [seed.hex() for seed in seeds]
-        self._store.create(tournament_id, spec, seeds_hex, [first], millis(now))
+        status: TournamentStatus = "open" if manual else "running"
+        self._store.create(
+            tournament_id,
+            spec,
+            seeds_hex,
+            first,
+            millis(now),
+            status=status,
+            summary=summary_of(spec),
+        )
         stored = self._get(tournament_id)
         self._ensure_games(stored)
         return CreatedTournament(self._document(stored), player_tokens)
@@ -162,7 +269,8 @@ class Tournaments:
     # ----- running ------------------------------------------------------------------------
 
     def game_over(self, game_id: str) -> None:
-        """A tournament game ended (the worker's job): show it, and advance if it can."""
+        """A tournament game ended, or its tournament's timer came due (the worker's job):
+        show it, and advance if it can."""
         meta = self._repository.meta(game_id)
         slot = self._repository.latest(meta).created.tournament
         if slot is None:
@@ -172,8 +280,9 @@ class Tournaments:
 
     def advance(self, tournament_id: str) -> None:
         """Make sure the current round's games exist; once they are all over, record their
-        outcomes and make the next round (or finish). Idempotent, and safe to run anywhere
-        at any time: a lost race reads again and finds the work done."""
+        outcomes and make the next round if its time has come (or finish). A cancelled
+        tournament's live games are ended instead. Idempotent, and safe to run anywhere at
+        any time: a lost race reads again and finds the work done."""
         for _ in range(ADVANCE_ATTEMPTS):
             stored = self._store.get(tournament_id)
             if stored is None:
@@ -182,38 +291,152 @@ class Tournaments:
             if stored.status == "finished":
                 self._store.not_running(tournament_id)  # left there by a crash, if at all
                 return
+            if stored.status == "cancelled":
+                self._wind_down(stored)
+                return
+            if stored.status == "open":
+                return  # the organizer starts round 1
             self._ensure_games(stored)
-            outcomes = self._outcomes(stored, stored.made)
-            if outcomes is None:
+            closed = self._closed(stored)
+            if closed is None:
                 return
             plan = _plan(stored.spec)
-            rounds = [*stored.rounds[:-1], {**stored.rounds[-1], "outcomes": outcomes}]
-            finished = stored.made == plan.rounds
-            if not finished:
-                played = [_played(r) for r in rounds]
-                rounds.append(_round_json(stored.made + 1, plan.next_round(played)))
-            status: TournamentStatus = "finished" if finished else "running"
-            result = self._store.record(tournament_id, read=stored, rounds=rounds, status=status)
-            if isinstance(result, Recorded):
-                if not finished:
+            if stored.made >= plan.rounds:
+                if self._write(stored, rounds=closed, status="finished"):
+                    return
+                continue
+            if self._may_pair(stored, closed):
+                rounds = [*closed, _next_round(plan, closed)]
+                if self._write(stored, rounds=rounds):
                     self._ensure_games(self._get(tournament_id))
+                    return
+                continue
+            if closed == stored.rounds or self._write(stored, rounds=closed):
                 return
 
+    def _may_pair(self, stored: StoredTournament, closed: list[JSON]) -> bool:
+        """Whether the round after ``closed`` (all over) is to be made by itself now: not
+        while paused, never for a manual start, and for ``{"after_s": N}`` not before N
+        seconds after the round ended (its timer is armed for then)."""
+        start = _round_start(stored.spec)
+        if stored.paused or start == "manual":
+            return False
+        if isinstance(start, dict):
+            due = later(closed[-1]["ended_at"], start["after_s"])
+            if millis(self._clock()) < millis(due):
+                self._arm(stored, due)
+                return False
+        return True
+
+    def _arm(self, stored: StoredTournament, due: str) -> None:
+        """Arm the timer that advances the tournament at ``due``: the job a game of its last
+        round runs when it ends (``tournament-<game>-<version>``), due then."""
+        if self._jobs is None:
+            return
+        game_id = self._game_ids(stored, stored.made)[-1]
+        [record] = self._records.records([game_id])
+        if record is not None:
+            self._jobs.enqueue("tournament", game_id, record.version, due=millis(due) // 1000)
+
     def advance_running(self) -> None:
-        """Advance every running tournament (the sweeper: nothing stays stuck)."""
+        """Advance every tournament not settled (the sweeper: nothing stays stuck, no timer
+        is lost, no cancelled game stays live)."""
         for tournament_id in self._store.running():
             self.advance(tournament_id)
 
+    def start_round(self, tournament_id: str) -> JSON:
+        """Make the next round of a manual tournament (the organizer's ``POST .../rounds``):
+        round 1 of an open one, or the round after one whose games are all over. 409
+        ``not_manual``, ``tournament_finished``, ``tournament_cancelled``,
+        ``tournament_paused``, ``round_not_over``."""
+        for _ in range(ORGANIZER_ATTEMPTS):
+            stored = self._get(tournament_id)
+            if _round_start(stored.spec) != "manual":
+                raise Conflict("not_manual", "the tournament's rounds start by themselves")
+            if stored.status == "finished":
+                raise Conflict("tournament_finished", "every round is played")
+            if stored.status == "cancelled":
+                raise Conflict("tournament_cancelled", "the tournament was cancelled")
+            if stored.paused:
+                raise Conflict("tournament_paused", "the tournament is paused: resume it first")
+            plan = _plan(stored.spec)
+            if stored.made == 0:
+                rounds = [_round_json(1, plan.next_round([]))]
+            else:
+                self._ensure_games(stored)
+                closed = self._closed(stored)
+                if closed is None:
+                    raise Conflict("round_not_over", f"round {stored.made} has games in play")
+                if stored.made >= plan.rounds:
+                    if self._write(stored, rounds=closed, status="finished"):
+                        raise Conflict("tournament_finished", "every round is played")
+                    continue
+                rounds = [*closed, _next_round(plan, closed)]
+            if self._write(stored, rounds=rounds, status="running"):
+                made = self._get(tournament_id)
+                self._ensure_games(made)
+                return self._document(self._get(tournament_id))
+        raise RuntimeError(f"tournament {tournament_id}: too many writes at once")
+
+    def _closed(self, stored: StoredTournament) -> list[JSON] | None:
+        """The rounds with the last one's outcomes and end time recorded, once every game of
+        it is over (as they are, if recorded already); None while one is not over."""
+        last = stored.rounds[-1]
+        if last.get("outcomes") is not None:
+            return list(stored.rounds)
+        game_ids = self._game_ids(stored, stored.made)
+        records = self._records.records(game_ids)
+        over: list[GameRecord] = []
+        for record in records:
+            if record is None or record.status != GameStatus.OVER:
+                return None
+            over.append(record)
+        outcomes: list[JSON] = []
+        ended = ""
+        for game_id, record in zip(game_ids, over, strict=True):
+            outcome = self._repository.latest(self._repository.meta(game_id)).outcome
+            assert outcome is not None
+            outcomes.append(outcome.to_json())
+            last_event = self._repository.read(game_id, after=record.version - 1)
+            if last_event:
+                ended = max(ended, last_event[-1].at)
+        ended = ended or self._clock()
+        return [*stored.rounds[:-1], {**last, "outcomes": outcomes, "ended_at": ended}]
+
+    def _write(
+        self,
+        stored: StoredTournament,
+        *,
+        rounds: Sequence[JSON] | None = None,
+        status: TournamentStatus | None = None,
+        decisions: Sequence[JSON] | None = None,
+        token_hashes: Sequence[str | None] | None = None,
+        shown: bool = True,
+    ) -> bool:
+        """One compare-and-set against ``stored``; False when another write came first."""
+        result = self._store.record(
+            stored.id,
+            read=stored,
+            rounds=rounds,
+            status=status,
+            decisions=decisions,
+            token_hashes=token_hashes,
+            shown=shown,
+        )
+        return isinstance(result, Recorded)
+
     def _ensure_games(self, stored: StoredTournament) -> None:
         """Create the games of the latest round that do not exist yet."""
-        spec, plan = stored.spec, _plan(stored.spec)
         number = stored.made
+        if number == 0:
+            return
+        spec, plan = stored.spec, _plan(stored.spec)
         game_ids = self._game_ids(stored, number)
         exists = self._records.records(game_ids)
         if all(meta is not None for meta in exists):
             return
         players = spec["players"]
-        hashes = spec["token_hashes"]
+        hashes = stored.token_hashes
         seeds = self._store.seeds(stored.id)
         for table, (game_id, meta, seated) in enumerate(
             zip(game_ids, exists, stored.rounds[-1]["tables"], strict=True), start=1
@@ -232,17 +455,121 @@ class Tournaments:
             with contextlib.suppress(GameExists):  # another worker made it first
                 self._commands.create_for_table(command, game_id, [hashes[p] for p in seated])
 
-    def _outcomes(self, stored: StoredTournament, number: int) -> list[JSON] | None:
-        """Each game's outcome in round ``number``, or None while one is not over."""
-        games = self._games(stored.rounds[number - 1], self._game_ids(stored, number))
-        if any(game["outcome"] is None for game in games):
-            return None
-        return [game["outcome"] for game in games]
-
     def _game_ids(self, stored: StoredTournament, number: int) -> list[str]:
+        """The game ids of round ``number``'s tables: its first slots, in table order."""
         per_round = _plan(stored.spec).tables_per_round
         start = (number - 1) * per_round
-        return list(stored.spec["game_ids"][start : start + per_round])
+        tables = len(stored.rounds[number - 1]["tables"])
+        return list(stored.spec["game_ids"][start : start + tables])
+
+    # ----- the director -------------------------------------------------------------------
+
+    def decide(self, tournament_id: str, body: Any, viewer: Viewer) -> JSON:
+        """The organizer's decision (``service.tournaments.decisions``): 400 for a body that
+        states none, 409 when the tournament as it stands refuses it (nothing written);
+        else recorded, then acted on. The tournament's document, after it."""
+        if not viewer.organizer:
+            raise organizer_only("a decision on a tournament", anonymous=viewer.anonymous)
+        decision = director.parse(body)
+        kind = director.KINDS[decision.kind]
+        for _ in range(ORGANIZER_ATTEMPTS):
+            stored = self._get(tournament_id)
+            kind.check(stored)
+            record = decision.record(
+                rounds_paired=stored.made, seq=len(stored.decisions) + 1, at=self._clock()
+            )
+            if self._write(stored, decisions=[*stored.decisions, record], status=kind.status):
+                break
+        else:
+            raise RuntimeError(f"tournament {tournament_id}: too many writes at once")
+        if decision.kind == "resume":
+            self.advance(tournament_id)  # a round may have ended while it was paused
+        elif decision.kind == "cancel":
+            self._wind_down(self._get(tournament_id), wait_seconds=CANCEL_WAIT_SECONDS)
+        return self._document(self._get(tournament_id))
+
+    def _wind_down(self, stored: StoredTournament, *, wait_seconds: float = 0.0) -> None:
+        """End every live game of a cancelled tournament (a ``result`` decision with no
+        winners and the cancel's reason); once none is live, it is settled. A game awaiting a
+        draw is waited for up to ``wait_seconds``, else left to the next advance."""
+        if stored.made == 0:
+            self._store.not_running(stored.id)
+            return
+        reason = director.cancel_reason(stored) or "the tournament was cancelled"
+        self._ensure_games(stored)  # a game paired but not made yet is made, then ended
+        game_ids = self._game_ids(stored, stored.made)
+        deadline = time.monotonic() + wait_seconds
+        ended = False
+        live = False
+        for game_id, record in zip(game_ids, self._records.records(game_ids), strict=True):
+            if record is not None and record.status == GameStatus.OVER:
+                continue
+            if record is not None and self._end_game(game_id, reason, deadline):
+                ended = True
+            else:
+                live = True
+        if ended:
+            self._store.touch(stored.id)
+        if not live:
+            self._store.not_running(stored.id)
+
+    def _end_game(self, game_id: str, reason: str, deadline: float) -> bool:
+        """End a live game with no winners (the organizer's ``result``); True once it is
+        over, False when it still awaits a draw at ``deadline``."""
+        body = {"decision": "result", "winners": [], "reason": reason}
+        for _ in range(END_ATTEMPTS):
+            meta = self._repository.meta(game_id)
+            try:
+                self._commands.decide(meta, body, ORGANIZER)
+                return True
+            except NotAllowed as refused:
+                if refused.code == "game_over":
+                    return True
+                if refused.code != "awaiting_random":
+                    raise
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                version = self._repository.latest(meta).version
+                self._repository.wait(game_id, after=version, block_ms=int(remaining * 1000) + 1)
+            except VersionConflict:
+                continue  # the game moved (a move, a bot, a timeout): decide on what stands
+        return False
+
+    def reissue_token(self, tournament_id: str, player: str, viewer: Viewer) -> JSON:
+        """A new token for a person (the organizer's): the record keeps its hash in place of
+        the old one's, so the old token names nobody from now on. 404 ``player_not_found``,
+        409 ``player_is_bot``."""
+        number = self._player(self._get(tournament_id), player)
+        if not viewer.organizer:
+            raise organizer_only("reissuing a token", anonymous=viewer.anonymous)
+        for _ in range(ORGANIZER_ATTEMPTS):
+            stored = self._get(tournament_id)
+            hashes = list(stored.token_hashes)
+            if hashes[number] is None:
+                raise Conflict("player_is_bot", f"player {number} is a bot: bots have no token")
+            token = f"{tournament_id}.{number}.{secrets.token_urlsafe(32)}"
+            hashes[number] = tokens.token_hash(token)
+            if self._write(stored, token_hashes=hashes, shown=False):
+                return {"player": number, "token": token}
+        raise RuntimeError(f"tournament {tournament_id}: too many writes at once")
+
+    def check(self, tournament_id: str) -> None:
+        """404 for an unknown tournament."""
+        self._get(tournament_id)
+
+    def check_player(self, tournament_id: str, player: str) -> int:
+        """404 for an unknown tournament, then for a player it does not have."""
+        return self._player(self._get(tournament_id), player)
+
+    @staticmethod
+    def _player(stored: StoredTournament, player: str) -> int:
+        if not (player.isascii() and player.isdigit()) or (player != "0" and player[0] == "0"):
+            raise player_not_found(player)
+        number = int(player) if len(player) <= 2 else len(stored.spec["players"])
+        if number >= len(stored.spec["players"]):
+            raise player_not_found(player)
+        return number
 
     # ----- reading ------------------------------------------------------------------------
 
@@ -256,17 +583,68 @@ class Tournaments:
         return stored.changes, self._document(stored)
 
     def changes(self, tournament_id: str) -> tuple[int, bool]:
-        """How many times the tournament changed, and whether it is finished (for SSE)."""
+        """How many times the tournament changed, and whether it is settled (for SSE):
+        finished, or cancelled with every game of it over."""
         stored = self._get(tournament_id)
-        return stored.changes, stored.status == "finished"
+        if stored.status == "finished":
+            return stored.changes, True
+        if stored.status != "cancelled" or stored.made == 0:
+            return stored.changes, stored.status == "cancelled"
+        records = self._records.records(self._game_ids(stored, stored.made))
+        over = all(r is not None and r.status == GameStatus.OVER for r in records)
+        return stored.changes, over
+
+    def listing(self, *, offset: int, limit: int, status: TournamentStatus | None) -> JSON:
+        """``GET /v1/tournaments``: a page of tournaments, newest first."""
+        found, total = self._store.summaries(offset=offset, limit=limit, status=status)
+        return {
+            "tournaments": [
+                {
+                    "id": s.id,
+                    "game": s.fixed.get("game"),
+                    "format": s.fixed.get("format"),
+                    "table_size": s.fixed.get("table_size"),
+                    "planned_rounds": s.fixed.get("planned_rounds"),
+                    "rounds_made": s.made,
+                    "players": s.fixed.get("players"),
+                    "round_start": s.fixed.get("round_start", "auto"),
+                    "status": s.status,
+                    "paused": s.paused,
+                    "created_at": s.fixed.get("created_at"),
+                }
+                for s in found
+            ],
+            "total": total,
+            "offset": offset,
+            "limit": limit,
+        }
+
+    def me(self, tournament_id: str, viewer: Viewer) -> JSON:
+        """``GET /v1/tournaments/{id}/me``: a player's own view (``views.me``). 404 first,
+        then 401 ``missing_token`` or 403 ``not_a_player`` for any token but one of this
+        tournament's players'."""
+        stored = self._get(tournament_id)
+        if viewer.tournament is None or viewer.tournament[0] != tournament_id:
+            if viewer.anonymous:
+                raise Unauthenticated("missing_token", "this route needs a player's token")
+            raise Forbidden("not_a_player", "the token is no player's of this tournament")
+        return views.me(self._document(stored), viewer.tournament[1])
+
+    def standings_csv(self, tournament_id: str) -> str:
+        """The standings as CSV (``views.standings_csv``)."""
+        stored = self._get(tournament_id)
+        rows, used = self._standings(stored, self._rounds_shown(stored))
+        return views.standings_csv(rows, used)
 
     def export_lines(self, tournament_id: str, viewer: Viewer) -> Iterator[str]:
         """The export: the manifest, then every game's events, in round and table order.
-        Public once the tournament is finished; before that, the organizer's only."""
+        Public once the tournament is finished or cancelled; before that, the organizer's
+        only."""
         stored = self._get(tournament_id)
-        if stored.status != "finished" and not viewer.organizer:
+        ended = stored.status in ("finished", "cancelled")
+        if not ended and not viewer.organizer:
             raise organizer_only("export before the end", anonymous=viewer.anonymous)
-        if stored.status == "running":
+        if stored.status in ("running", "cancelled"):
             # A round recorded a moment ago may not have all its games yet: make them now,
             # so the export has a log for every game its manifest lists.
             self._ensure_games(stored)
@@ -275,10 +653,18 @@ class Tournaments:
     def _export(self, stored: StoredTournament) -> Iterator[str]:
         document = self._document(stored)
         # The manifest keeps to the fields the audit reads (``replay.tournament.manifest``);
-        # ``clock`` only when the tournament has one, so older manifests read as they were.
-        manifest = {k: v for k, v in document.items() if k != "status"}
-        if manifest.get("clock") is None:
-            manifest.pop("clock", None)
+        # ``clock``, ``rules_version``, ``round_start`` and ``decisions`` only when the
+        # tournament has them (a clock, rules recorded at creation, a start other than
+        # "auto", a decision), so older manifests read as they were.
+        manifest = {name: document[name] for name in MANIFEST_FIELDS}
+        if document["clock"] is not None:
+            manifest["clock"] = document["clock"]
+        if "rules_version" in stored.spec:
+            manifest["rules_version"] = stored.spec["rules_version"]
+        if document["round_start"] != "auto":
+            manifest["round_start"] = document["round_start"]
+        if document["decisions"]:
+            manifest["decisions"] = document["decisions"]
         manifest["rounds"] = [
             {**r, "games": [{k: v for k, v in g.items() if k != "status"} for g in r["games"]]}
             for r in document["rounds"]
@@ -293,14 +679,14 @@ class Tournaments:
 
     def player_seats(self, tournament_id: str, player: int, token: str) -> Viewer | None:
         """The viewer a person's tournament token names (their seat in each of their games),
-        or None when it is no such token."""
+        or None when it is no such token (a reissued one's predecessor included)."""
         stored = self._store.get(tournament_id)
         if stored is None:
             return None
-        hashes = stored.spec["token_hashes"]
+        hashes = stored.token_hashes
         if player >= len(hashes) or hashes[player] is None:
             return None
-        if not hmac.compare_digest(tokens.token_hash(token), hashes[player]):
+        if not hmac.compare_digest(tokens.token_hash(token), str(hashes[player])):
             return None
         seats: list[tuple[str, int]] = []
         for number, round_ in enumerate(stored.rounds, start=1):
@@ -317,22 +703,37 @@ class Tournaments:
             raise tournament_not_found(tournament_id)
         return stored
 
-    def _document(self, stored: StoredTournament) -> JSON:
-        spec = stored.spec
-        rounds: list[JSON] = []
+    def _rounds_shown(self, stored: StoredTournament) -> list[JSON]:
+        return [
+            {
+                "round": number,
+                "byes": list(round_["byes"]),
+                "games": self._games(round_, self._game_ids(stored, number)),
+            }
+            for number, round_ in enumerate(stored.rounds, start=1)
+        ]
+
+    def _standings(
+        self, stored: StoredTournament, rounds: Sequence[JSON]
+    ) -> tuple[list[Standing], tuple[str, ...]]:
+        """The standings from every game over and every bye, and the tie-breaks they were
+        made with (none named: Buchholz alone, as before tie-breaks could be chosen)."""
         results: list[GameResult] = []
         byes: list[int] = []
-        for number, round_ in enumerate(stored.rounds, start=1):
-            game_ids = self._game_ids(stored, number)
-            shown = self._games(round_, game_ids)
-            rounds.append({"round": number, "byes": list(round_["byes"]), "games": shown})
+        for round_ in rounds:
             byes += round_["byes"]
-            for game in shown:
+            for game in round_["games"]:
                 if game["outcome"] is not None:
                     winners = tuple(game["outcome"]["winners"])
                     results.append(GameResult(tuple(game["players"]), winners))
-        names = [p["name"] for p in spec["players"]]
-        return {
+        names = [p["name"] for p in stored.spec["players"]]
+        return _standings(names, results, byes, stored.spec)
+
+    def _document(self, stored: StoredTournament) -> JSON:
+        spec = stored.spec
+        rounds = self._rounds_shown(stored)
+        rows, _ = self._standings(stored, rounds)
+        document: JSON = {
             "id": stored.id,
             "game": spec["game"],
             "format": spec["format"],
@@ -340,7 +741,11 @@ class Tournaments:
             "planned_rounds": spec["planned_rounds"],
             "options": spec["options"],
             "clock": _clock(spec),
+            "round_start": _round_start(spec),
+            "rules_version": spec.get("rules_version", FIRST_RULES),
             "status": stored.status,
+            "paused": stored.paused,
+            "next_round_at": self._next_round_at(stored),
             "created_at": spec["created_at"],
             "commitment": spec["commitment"],
             "seed_commitments": spec["seed_commitments"],
@@ -356,9 +761,24 @@ class Tournaments:
                     "points": as_json_number(s.points),
                     "buchholz": as_json_number(s.buchholz),
                 }
-                for s in standings(names, results, byes)
+                for s in rows
             ],
+            "decisions": list(stored.decisions),
         }
+        points = {s.player: as_json_number(s.points) for s in rows}
+        document["crosstable"] = views.crosstable(document, points)
+        return document
+
+    def _next_round_at(self, stored: StoredTournament) -> str | None:
+        """When an ``{"after_s": N}`` tournament's next round is due (its round before over
+        and recorded, not paused, rounds left); None otherwise."""
+        start = _round_start(stored.spec)
+        if not isinstance(start, dict) or stored.status != "running" or stored.paused:
+            return None
+        if stored.made >= stored.spec["planned_rounds"]:
+            return None
+        ended = stored.rounds[-1].get("ended_at")
+        return None if ended is None else later(ended, start["after_s"])
 
     def _games(self, round_: Mapping[str, Any], game_ids: Sequence[str]) -> list[JSON]:
         """A round's games with their status and outcome (recorded, or read live)."""
@@ -395,8 +815,55 @@ def _clock(spec: Mapping[str, Any]) -> dict[str, Any] | None:
     return clock
 
 
+def _round_start(spec: Mapping[str, Any]) -> str | dict[str, int]:
+    """The tournament's ``round_start``; ``"auto"`` for one created before it existed."""
+    start: str | dict[str, int] = spec.get("round_start", "auto")
+    return start
+
+
+#: What ``Plan.of`` takes besides the plan itself: a stored plan is read as it was made
+#: (``allow_repeats``), with the rules it was made with (``rules_version``), where the domain
+#: has those.
+_PLAN_OPTIONS = frozenset(inspect.signature(Plan.of).parameters)
+#: The rules a tournament stored without a ``rules_version`` was made with.
+FIRST_RULES = "1"
+
+
 def _plan(spec: Mapping[str, Any]) -> Plan:
-    return Plan.of(spec["format"], len(spec["players"]), spec["table_size"], spec["planned_rounds"])
+    """The stored tournament's plan, with the rules it was created with."""
+    args = (spec["format"], len(spec["players"]), spec["table_size"], spec["planned_rounds"])
+    options: dict[str, Any] = {}
+    if "allow_repeats" in _PLAN_OPTIONS:
+        options["allow_repeats"] = True
+    if "rules_version" in _PLAN_OPTIONS:
+        options["rules_version"] = spec.get("rules_version", FIRST_RULES)
+    return Plan.of(*args, **options)
+
+
+def _standings(
+    names: Sequence[str],
+    results: Sequence[GameResult],
+    byes: Sequence[int],
+    spec: Mapping[str, Any],
+) -> tuple[list[Standing], tuple[str, ...]]:
+    """The standings by the tournament's rules (``Plan.standings``, where the domain has it),
+    and the tie-breaks they were made with (none named: Buchholz alone)."""
+    plan = _plan(spec)
+    ranking = getattr(plan, "standings", None)
+    if ranking is None:
+        return standings(names, results, byes), ()
+    rows: list[Standing] = ranking(names, results, byes)
+    used: tuple[str, ...] = ()
+    if getattr(plan, "rules_version", FIRST_RULES) != FIRST_RULES:
+        used = tuple(getattr(plan, "tiebreaks", ()))
+    return rows, used
+
+
+def _rules_of(plan: Plan) -> dict[str, Any]:
+    """What a new tournament records of its rules: their version, where the domain has
+    versions (a tournament stored without one is read with the first rules)."""
+    version = getattr(plan, "rules_version", None)
+    return {} if version is None else {"rules_version": version}
 
 
 def _round_json(number: int, round_: Round) -> JSON:
@@ -406,6 +873,11 @@ def _round_json(number: int, round_: Round) -> JSON:
         "byes": list(round_.byes),
         "outcomes": None,
     }
+
+
+def _next_round(plan: Plan, closed: Sequence[Mapping[str, Any]]) -> JSON:
+    """The round after ``closed`` (every one of them over), as the record keeps it."""
+    return _round_json(len(closed) + 1, plan.next_round([_played(r) for r in closed]))
 
 
 def _played(round_: Mapping[str, Any]) -> PlayedRound:

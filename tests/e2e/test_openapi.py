@@ -136,8 +136,8 @@ def test_every_route_of_the_app_is_documented_and_nothing_else(
         methods = {m.lower() for m in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
         found = docs if rule.endpoint.startswith("docs.") else routes
         found |= {(method, flask_template(rule.rule)) for method in methods}
-    # the game routes (12), the tables' (5), /v1/replays and the tournaments' (4)
-    assert len(routes) == 22
+    # the game routes (12), the tables' (5), /v1/replays and the tournaments' (10)
+    assert len(routes) == 28
     # the documentation routes (docs/reference/http-api.md) are the API's manual, not the API
     assert docs == {("get", path) for path in DOC_ROUTES}
     documented = documented_operations(spec)
@@ -1699,6 +1699,130 @@ def check_tournaments(api: CheckedClient, seat_token: str, redis_client: redis.R
     exported = api.get(f"{new}/{done['id']}/export", expect=200).body
     assert exported[0]["tournament"]["standings"] == final["standings"]
     assert [line["type"] for line in exported[1:]][-2:] == ["game_over", "seed_revealed"]
+    check_tournament_director(api, swiss, running, done["id"])
+
+
+def check_tournament_director(
+    api: CheckedClient, swiss: dict[str, Any], running: dict[str, Any], finished: str
+) -> None:
+    """Every documented status of the list, a player's view, the CSV and the director's
+    routes (a round started, a decision, a token reissued), in the order of their checks."""
+    new = "/v1/tournaments"
+    here = f"{new}/{running['id']}"
+    nowhere = f"{new}/0123456789abcdef"
+    ada = running["players"][0]["token"]
+    [game] = running["rounds"][0]["games"]
+
+    # GET /v1/tournaments
+    listed = api.get(new, expect=200).body
+    assert {running["id"], finished} <= {t["id"] for t in listed["tournaments"]}
+    only = api.get(f"{new}?status=finished&limit=500", expect=200).body
+    assert finished in {t["id"] for t in only["tournaments"]}
+    assert all(t["status"] == "finished" for t in only["tournaments"])
+    api.get(f"{new}?status=paused", expect=400, code="invalid_query")
+
+    # GET /v1/tournaments/{tournament_id}/me
+    me = f"{here}/me"
+    api.get(me, token="nope", expect=401, code="unknown_token")
+    api.get(f"{nowhere}/me", token=ada, expect=404, code="tournament_not_found")
+    api.get(f"{me}?x=1", token=ada, expect=400, code="invalid_query")
+    api.get(me, expect=401, code="missing_token")
+    api.get(me, token=ORGANIZER, expect=403, code="not_a_player")
+    mine = api.get(me, token=ada, expect=200).body
+    assert mine["player"] == 0 and mine["current"]["game_id"] == game["game_id"]
+
+    # GET /v1/tournaments/{tournament_id}/standings.csv
+    table = f"{here}/standings.csv"
+    api.get(table, token="nope", expect=401, code="unknown_token")
+    api.get(f"{nowhere}/standings.csv", expect=404, code="tournament_not_found")
+    api.get(f"{table}?x=1", expect=400, code="invalid_query")
+    rows = api.get(table, expect=200).body
+    assert [int(row[1]) for row in rows[1:]] == [s["player"] for s in running["standings"]]
+
+    # POST /v1/tournaments/{tournament_id}/players/{player}/token
+    reissue = f"{here}/players/0/token"
+    api.post(reissue, token="nope", expect=401, code="unknown_token")
+    api.post(reissue, expect=401, code="missing_token")
+    api.post(f"{nowhere}/players/0/token", token=ORGANIZER, expect=404, code="tournament_not_found")
+    api.post(f"{here}/players/7/token", token=ORGANIZER, expect=404, code="player_not_found")
+    api.post(f"{reissue}?x=1", token=ORGANIZER, expect=400, code="invalid_query")
+    api.post(reissue, token=ada, expect=403, code="organizer_only")
+    api.post(f"{here}/players/2/token", token=ORGANIZER, expect=409, code="player_is_bot")
+    issued = api.post(reissue, token=ORGANIZER, expect=201).body
+    api.get(me, token=ada, expect=401, code="unknown_token")
+    ada = issued["token"]
+    assert api.get(me, token=ada, expect=200).body == mine
+
+    # POST /v1/tournaments/{tournament_id}/rounds
+    manual = api.post(
+        new, token=ORGANIZER, json_body={**swiss, "round_start": "manual"}, expect=201
+    )
+    assert manual.body["status"] == "open" and manual.body["rounds"] == []
+    rounds = f"{new}/{manual.body['id']}/rounds"
+    api.post(rounds, token="nope", expect=401, code="unknown_token")
+    api.post(rounds, expect=401, code="missing_token")
+    api.post(f"{nowhere}/rounds", token=ORGANIZER, expect=404, code="tournament_not_found")
+    api.post(f"{rounds}?x=1", token=ORGANIZER, expect=400, code="invalid_query")
+    api.post(rounds, token=ada, expect=403, code="organizer_only")
+    api.post(f"{here}/rounds", token=ORGANIZER, expect=409, code="not_manual")
+    started = api.post(rounds, token=ORGANIZER, expect=201).body
+    assert started["status"] == "running" and len(started["rounds"]) == 1
+    api.post(rounds, token=ORGANIZER, expect=409, code="round_not_over")
+
+    # POST /v1/tournaments/{tournament_id}/decisions
+    decisions = f"{new}/{manual.body['id']}/decisions"
+    pause = {"decision": "pause", "reason": "Lunch."}
+    api.post(decisions, token="nope", json_body=pause, expect=401, code="unknown_token")
+    api.post(decisions, json_body=pause, expect=401, code="missing_token")
+    api.post(
+        f"{nowhere}/decisions",
+        token=ORGANIZER,
+        json_body=pause,
+        expect=404,
+        code="tournament_not_found",
+    )
+    api.post(f"{decisions}?x=1", token=ORGANIZER, json_body=pause, expect=400, code="invalid_query")
+    api.post(decisions, token=ada, json_body=pause, expect=403, code="organizer_only")
+    api.post(decisions, token=ORGANIZER, data="x" * 70_000, expect=413, code="body_too_large")
+    plain = {"Content-Type": "text/plain"}
+    api.post(
+        decisions,
+        token=ORGANIZER,
+        data="{}",
+        headers=plain,
+        expect=415,
+        code="unsupported_media_type",
+    )
+    api.post(decisions, token=ORGANIZER, data="{", expect=400, code="malformed_json")
+    malformed: list[tuple[Any, str]] = [
+        ([pause], "invalid_body"),
+        ({"decision": "withdraw", "player": 1, "reason": "Gone."}, "unknown_decision"),
+        ({"reason": "Gone."}, "unknown_decision"),
+        ({"decision": "pause", "reason": "r", "until": 3}, "unexpected_field"),
+        ({"decision": "pause"}, "missing_field"),
+        ({"decision": "pause", "reason": " "}, "invalid_field"),
+        ({"decision": "pause", "reason": "r" * 501}, "invalid_field"),
+    ]
+    for body, code in malformed:
+        api.post(decisions, token=ORGANIZER, json_body=body, expect=400, code=code)
+    paused = api.post(decisions, token=ORGANIZER, json_body=pause, expect=201).body
+    assert paused["paused"] is True and paused["decisions"][0]["seq"] == 1
+    api.post(decisions, token=ORGANIZER, json_body=pause, expect=409, code="already_paused")
+    api.post(rounds, token=ORGANIZER, expect=409, code="tournament_paused")
+    resume = {"decision": "resume", "reason": "Back."}
+    api.post(decisions, token=ORGANIZER, json_body=resume, expect=201)
+    api.post(decisions, token=ORGANIZER, json_body=resume, expect=409, code="not_paused")
+    cancel = {"decision": "cancel", "reason": "Closed."}
+    cancelled = api.post(decisions, token=ORGANIZER, json_body=cancel, expect=201).body
+    assert cancelled["status"] == "cancelled"
+    assert all(g["status"] == "over" for g in cancelled["rounds"][0]["games"])
+    api.post(decisions, token=ORGANIZER, json_body=pause, expect=409, code="tournament_cancelled")
+    api.post(rounds, token=ORGANIZER, expect=409, code="tournament_cancelled")
+    done = f"{new}/{finished}/decisions"
+    api.post(done, token=ORGANIZER, json_body=pause, expect=409, code="tournament_finished")
+    header = api.get(f"{new}/{manual.body['id']}/export", expect=200).body[0]["tournament"]
+    assert header["round_start"] == "manual"
+    assert [d["decision"] for d in header["decisions"]] == ["pause", "resume", "cancel"]
 
 
 def check_replays(api: CheckedClient, finished: str) -> None:
@@ -1777,6 +1901,16 @@ def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
         ("GET", "/v1/tournaments/0123456789abcdef", {}),
         ("GET", "/v1/tournaments/0123456789abcdef/stream", {}),
         ("GET", "/v1/tournaments/0123456789abcdef/export", {"token": ORGANIZER}),
+        ("GET", "/v1/tournaments", {}),
+        ("GET", "/v1/tournaments/0123456789abcdef/me", {}),
+        ("GET", "/v1/tournaments/0123456789abcdef/standings.csv", {}),
+        ("POST", "/v1/tournaments/0123456789abcdef/rounds", {"token": ORGANIZER}),
+        (
+            "POST",
+            "/v1/tournaments/0123456789abcdef/decisions",
+            {"token": ORGANIZER, "json_body": {"decision": "pause", "reason": "r"}},
+        ),
+        ("POST", "/v1/tournaments/0123456789abcdef/players/0/token", {"token": ORGANIZER}),
     ]
     for method, path, kwargs in calls:
         answer = api.call(method, path, expect=503, code="store_unavailable", **kwargs)

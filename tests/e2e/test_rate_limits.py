@@ -232,6 +232,7 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
     base = f"/v1/games/{game_id}"
     action = {"action": {"type": "retire"}, "expected_version": 1, "command_id": "c"}
     decision = {"decision": "forfeit", "seat": 1, "reason": "r"}
+    pause = {"decision": "pause", "reason": "r"}
     calls: list[tuple[str, str, dict[str, Any]]] = [
         ("POST", "/v1/games", {"json_body": CREATE}),
         ("GET", "/v1/games", {}),
@@ -255,6 +256,12 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
         ("GET", cup, {}),
         ("GET", f"{cup}/stream", {}),
         ("GET", f"{cup}/export", {"token": ORGANIZER}),
+        ("GET", "/v1/tournaments", {}),
+        ("GET", f"{cup}/me", {"token": ORGANIZER}),
+        ("GET", f"{cup}/standings.csv", {}),
+        ("POST", f"{cup}/rounds", {"token": ORGANIZER}),
+        ("POST", f"{cup}/decisions", {"token": ORGANIZER, "json_body": pause}),
+        ("POST", f"{cup}/players/0/token", {"token": ORGANIZER}),
     ]
     for method, path, kwargs in calls:
         answer = api.call(method, path, expect=429, code="rate_limited", **kwargs)
@@ -263,6 +270,7 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
     assert setup.get(base).get_json()["version"] == 1
     assert setup.get(f"/v1/tables/{table['id']}").get_json()["status"] == "open"
     assert setup.get(cup).get_json()["rounds"][0]["games"][0]["status"] == "active"
+    assert setup.get(cup).get_json()["decisions"] == [], "no decision was taken"
     assert setup.application.extensions["floe"].tournaments.store.count() == 1, "none created"
 
 

@@ -161,7 +161,8 @@ def test_creating_a_tournament_needs_the_organizer(client: FlaskClient) -> None:
         ({"format": "round_robin", "table_size": 3}, 400, "invalid_tournament", "tables of 2"),
         ({"format": "round_robin", "rounds": 2}, 400, "invalid_tournament", "has 5 rounds"),
         ({"players": bots(1)}, 400, "invalid_body", "players"),
-        ({"players": [{"name": "a"}, {"name": "a"}]}, 400, "invalid_tournament", "differ"),
+        ({"players": [{"name": "a"}, {"name": "a"}], "rounds": 1}, 400, "invalid_tournament", "differ"),
+        ({"players": bots(2)}, 400, "invalid_tournament", "without meeting"),
         ({"table_size": 4, "rounds": 6, "players": bots(5)}, 400, "invalid_tournament", "two"),
         ({"options": {"nonsense": 1}}, 400, None, None),
         ({"extra": 1}, 400, "invalid_body", "extra"),
@@ -215,9 +216,10 @@ def test_every_seed_is_committed_at_creation_and_round_one_starts_at_once(
     assert [seed_commitment(bytes.fromhex(s)) for s in seeds] == created["seed_commitments"]
     shown = json.dumps(created) + json.dumps(document(client, created["id"]))
     assert not any(seed in shown for seed in seeds)
-    # Standings already count the bye.
+    # Standings already count the bye: a point, and for Buchholz a game against a virtual
+    # opponent with the player's own points (FIDE).
     standings = document(client, created["id"])["standings"]
-    assert standings[0] == {"player": 6, "name": "bot04", "points": "1", "buchholz": "0"}
+    assert standings[0] == {"player": 6, "name": "bot04", "points": "1", "buchholz": "1"}
 
 
 def test_a_players_one_token_seats_them_in_each_of_their_games_and_nowhere_else(

@@ -46,10 +46,42 @@ def round_robin() -> Export:
     return build("arktia", "round_robin", ["Ada", "Bo", "Cy", "Di", "Ed"], seed=2)
 
 
+@cache
+def old_swiss() -> Export:
+    """``swiss()`` as the service exported it before rules versions: rules version 1, no
+    ``rules_version`` in the manifest."""
+    return build("iceberg", "swiss", NAMES, rounds=3, rules_version="1")
+
+
+@cache
+def old_swiss_of_three() -> Export:
+    players: list[Player] = ["Ada", "Bo", "Cy", "Di", "Ed", ("Flo", "greedy"), "Gus"]
+    options = {"turn_limit": 60}
+    return build(
+        "arktia",
+        "swiss",
+        players,
+        table_size=3,
+        rounds=3,
+        options=options,
+        seed=1,
+        rules_version="1",
+    )
+
+
+@cache
+def old_round_robin() -> Export:
+    names = ["Ada", "Bo", "Cy", "Di", "Ed"]
+    return build("arktia", "round_robin", names, seed=2, rules_version="1")
+
+
 HONEST: dict[str, Callable[[], Export]] = {
     "swiss-2": swiss,
     "swiss-3": swiss_of_three,
     "round-robin": round_robin,
+    "swiss-2-v1": old_swiss,
+    "swiss-3-v1": old_swiss_of_three,
+    "round-robin-v1": old_round_robin,
 }
 
 
@@ -78,8 +110,12 @@ def seat_as(export: Export, data: dict[str, Any], seat: int, player: int) -> Non
 
 
 def standings_rows(export: Export) -> list[list[str]]:
+    """The published standings as the CLI's table shows them: place (shared, at version 2),
+    name, points, Buchholz, and each tie-break (version 2)."""
+    tiebreaks = export.manifest.get("tiebreaks", [])
     return [
-        [str(place), s["name"], s["points"], s["buchholz"]]
+        [s.get("place", str(place)), s["name"], s["points"], s["buchholz"]]
+        + [s["tiebreaks"][t] for t in tiebreaks]
         for place, s in enumerate(export.manifest["standings"], start=1)
     ]
 
@@ -104,7 +140,8 @@ def test_an_honest_tournament_verifies_ok_through_the_cli(tmp_path: Path, kind: 
         assert line == f"{path} {name(export, round_, table)}: ok ({len(log)} events)"
     at = len(games)
     assert lines[at] == f"{path} standings, recomputed from the verified games:"
-    assert lines[at + 1].split() == ["place", "name", "points", "Buchholz"]
+    tiebreaks = manifest.get("tiebreaks", [])
+    assert lines[at + 1].split() == ["place", "name", "points", "Buchholz", *tiebreaks]
     players = len(manifest["players"])
     shown = [line.split() for line in lines[at + 2 : at + 2 + players]]
     assert shown == standings_rows(export)
@@ -133,7 +170,9 @@ def test_json_gives_one_object_for_the_tournament(tmp_path: Path) -> None:
     first = tournament["games"][0]
     assert (first["round"], first["table"], first["lines"]) == (1, 1, [2, len(export.games[0]) + 1])
     standings = [{k: v for k, v in s.items() if k != "place"} for s in tournament["standings"]]
-    assert standings == export.manifest["standings"]
+    published = [{k: v for k, v in s.items() if k != "place"} for s in export.manifest["standings"]]
+    assert standings == published
+    assert (tournament["rules_version"], tournament["cancelled"]) == ("2", False)
     assert [s["place"] for s in tournament["standings"]] == [1, 2, 3, 4, 5]
 
 

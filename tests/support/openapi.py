@@ -1,6 +1,6 @@
 """``openapi.yaml`` as a checker: the document with its schemas resolvable by pointer
 (``OpenApi``), and a Flask test client whose every answer (status, headers, JSON body, export
-line, SSE ``data:``) and every request body is checked against it (``CheckedClient``).
+line, SSE ``data:``, CSV rows) and every request body is checked against it (``CheckedClient``).
 
 The contract tests (``tests/e2e/test_openapi.py``) hold the checks themselves; the tests that
 provoke answers the contract tests cannot (a full store, rate limits) check them here too.
@@ -8,6 +8,8 @@ provoke answers the contract tests cannot (a full store, rate limits) check them
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from collections.abc import Mapping
@@ -180,6 +182,13 @@ class OpenApi:
                 ids.append(int(message.id))
             assert ids == sorted(set(ids)), f"{what}: ids {ids} do not grow"
             return messages
+        if media_type == "text/csv":
+            # RFC 4180: CRLF line ends, every row as wide as the header (the standings')
+            assert text.endswith("\r\n"), f"{what}: a CSV's lines end in CRLF"
+            rows = list(csv.reader(io.StringIO(text)))
+            assert rows and rows[0][:4] == ["place", "player", "name", "points"], f"{what}: {rows}"
+            assert all(len(row) == len(rows[0]) for row in rows), f"{what}: ragged rows"
+            return rows
         if media_type == "image/svg+xml":
             root = ElementTree.fromstring(text)  # well-formed XML ...
             assert root.tag.endswith("svg"), f"{what}: not an SVG document"  # ... and an SVG

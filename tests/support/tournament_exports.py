@@ -9,6 +9,12 @@ seeded random choice among ``play.legal_actions`` of a seat in ``play.to_act``),
 sealed into the hash chain batch by batch as the repository appends them, ``seed_revealed``
 right after ``game_over``; then the manifest, with the standings the claimed outcomes give.
 
+A tournament is built at a rules version (``domain.tournament.plan``): ``"2"`` by default, as
+the service makes them now, its manifest naming its ``rules_version``, ``tiebreaks`` and
+``max_players`` and each standing its ``place`` and ``tiebreaks``; or ``"1"``, an *old-style*
+export exactly as the service wrote them before versions existed (none of those fields). The
+director's ``decisions`` are made between rounds, as the service records them.
+
 ``bench/verifying.py`` plays games the same way, but with fixed seats, ids and options; a
 tournament game needs its own ``game_created`` (its place, its slot's commitment, the table's
 players), so the playthrough is here.
@@ -22,7 +28,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,9 +49,17 @@ from domain.engine.types import (
 )
 from domain.games import GAMES
 from domain.tournament import tournament_commitment
+from domain.tournament.decisions import (
+    Decision,
+    Enter,
+    check_decision,
+    listed_players,
+    parse_decision,
+    parse_request,
+)
 from domain.tournament.plan import Plan, PlayedRound
 from domain.tournament.rounds import Round
-from domain.tournament.standings import GameResult, as_json_number, standings
+from domain.tournament.standings import GameResult, as_json_number
 
 AT = "2026-11-24T01:02:03.456Z"
 #: A player: a name, or a name and a bot.
@@ -95,24 +109,61 @@ class Export:
         self.manifest["standings"] = claimed_standings(self.manifest)
 
 
+def manifest_plan(manifest: dict[str, Any]) -> Plan:
+    """The plan a manifest states (as the audit reads it)."""
+    return Plan.of(
+        manifest["format"],
+        len(manifest["players"]),
+        manifest["table_size"],
+        manifest["planned_rounds"],
+        max_players=manifest.get("max_players"),
+        ratings=manifest.get("ratings"),
+        tiebreaks=manifest.get("tiebreaks"),
+        rules_version=manifest.get("rules_version", "1"),
+    )
+
+
+def manifest_effects(manifest: dict[str, Any]) -> list[Decision]:
+    """The manifest's withdraw, enter and correct decisions, in order."""
+    return [
+        parse_decision(d)
+        for d in manifest.get("decisions", [])
+        if d["decision"] in ("withdraw", "enter", "correct")
+    ]
+
+
 def claimed_standings(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The standings of the manifest's claims, at its rules version, with its decisions."""
+    plan = manifest_plan(manifest)
     names = [p["name"] for p in manifest["players"]]
     results = [
-        GameResult(tuple(game["players"]), tuple(game["outcome"]["winners"]))
+        GameResult(
+            tuple(game["players"]),
+            tuple(game["outcome"]["winners"]),
+            round_["round"],
+            game["table"],
+        )
         for round_ in manifest["rounds"]
         for game in round_["games"]
         if game["outcome"] is not None
     ]
     byes = [p for round_ in manifest["rounds"] for p in round_["byes"]]
-    return [
-        {
+    rows = []
+    for s in plan.standings(names, results, byes, manifest_effects(manifest)):
+        row = {
             "player": s.player,
             "name": s.name,
             "points": as_json_number(s.points),
             "buchholz": as_json_number(s.buchholz),
         }
-        for s in standings(names, results, byes)
-    ]
+        if plan.rules_version != "1":
+            row["place"] = s.place
+            row["tiebreaks"] = {
+                name: as_json_number(value)
+                for name, value in zip(plan.tiebreaks, s.tiebreaks, strict=True)
+            }
+        rows.append(row)
+    return rows
 
 
 def build(
@@ -126,12 +177,30 @@ def build(
     seed: int = 0,
     made: int | None = None,
     unfinished: int = 0,
+    rules_version: str = "2",
+    tiebreaks: Sequence[str] | None = None,
+    max_players: int | None = None,
+    ratings: Sequence[int] | None = None,
+    decisions: Mapping[int, Sequence[dict[str, Any]]] | None = None,
 ) -> Export:
     """A tournament of ``game`` played round after round: ``made`` rounds (all of them by
     default), the last ``unfinished`` games of the last round stopped halfway (as an export
-    taken while they are played shows them)."""
+    taken while they are played shows them).
+
+    ``decisions``: by how many rounds are paired when they are made, the director's requests
+    (``{"decision": ..., "reason": ..., <its fields>}``, as sent to the service), each checked
+    and stamped as the service would; a ``cancel`` ends the tournament there."""
     seats = [(p, None) if isinstance(p, str) else p for p in players]
-    plan = Plan.of(format, len(seats), table_size, rounds)
+    plan = Plan.of(
+        format,
+        len(seats),
+        table_size,
+        rounds,
+        max_players=max_players,
+        ratings=ratings,
+        tiebreaks=tiebreaks,
+        rules_version=rules_version,
+    )
     options = dict(options or {})
     tournament_id = _hex(f"tournament/{seed}")[:16]
     seeds = [
@@ -141,10 +210,44 @@ def build(
     commitments = [rng.seed_commitment(s) for s in seeds]
     made = plan.rounds if made is None else made
     played: list[PlayedRound] = []
+    paired: list[Round] = []
     listed: list[dict[str, Any]] = []
     logs: list[list[dict[str, Any]]] = []
+    records: list[dict[str, Any]] = []
+    effects: list[Decision] = []
+    names = [name for name, _ in seats]
+
+    def decide(rounds_paired: int) -> bool:
+        """The decisions made with ``rounds_paired`` rounds paired; whether one cancelled."""
+        for request in (decisions or {}).get(rounds_paired, ()):
+            seq, at = len(records) + 1, f"2026-11-24T02:{len(records):02}:00Z"
+            if request["decision"] in ("pause", "resume", "cancel"):
+                stamps = {"rounds_paired": rounds_paired, "seq": seq, "at": at}
+                records.append({**request, **stamps})
+                if request["decision"] == "cancel":
+                    return True
+                continue
+            decision = parse_request(
+                request,
+                rounds_paired=rounds_paired,
+                seq=seq,
+                at=at,
+                next_player=listed_players(plan.players, effects),
+            )
+            check_decision(plan, names, paired, effects, decision)
+            effects.append(decision)
+            records.append(dict(decision.to_json()))
+            if isinstance(decision, Enter):
+                seats.append((decision.name, decision.bot))
+        return False
+
+    cancelled = False
     for number in range(1, made + 1):
-        round_ = plan.next_round(played)
+        if decide(number - 1):
+            cancelled = True
+            break
+        round_ = plan.next_round(played, effects)
+        paired.append(round_)
         games: list[dict[str, Any]] = []
         winners: list[tuple[int, ...]] = []
         for table, seated in enumerate((t.players for t in round_.tables), start=1):
@@ -174,6 +277,8 @@ def build(
         listed.append({"round": number, "byes": list(round_.byes), "games": games})
         if len(winners) == len(round_.tables):
             played.append(PlayedRound(Round(round_.tables, round_.byes), tuple(winners)))
+    if not cancelled and len(played) == made:
+        decide(made)
     manifest: dict[str, Any] = {
         "id": tournament_id,
         "game": game,
@@ -184,10 +289,20 @@ def build(
         "created_at": AT,
         "commitment": tournament_commitment(commitments),
         "seed_commitments": commitments,
-        "players": [{"player": i, "name": n, "bot": b} for i, (n, b) in enumerate(seats)],
+        "players": [
+            {"player": i, "name": n, "bot": b} for i, (n, b) in enumerate(seats[: plan.players])
+        ],
         "rounds": listed,
         "standings": [],
     }
+    if plan.rules_version != "1":
+        manifest["rules_version"] = plan.rules_version
+        manifest["tiebreaks"] = list(plan.tiebreaks)
+        manifest["max_players"] = plan.max_players
+        if plan.ratings is not None:
+            manifest["ratings"] = list(plan.ratings)
+    if records:
+        manifest["decisions"] = records
     export = Export(manifest, logs)
     export.restand()
     return export

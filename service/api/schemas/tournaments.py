@@ -3,12 +3,26 @@ them)."""
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
 
 from domain.tournament.plan import FORMATS, MAX_PLAYERS
 from service.api.schemas.games import HostedGameRequest, PlayerSchema, StrictInt, load, ref
+from service.tournaments.running import check_round_start
+from service.tournaments.store import STATUSES
 
 __all__ = ["load"]
+
+#: The results a crosstable and a player's own view name (``service.tournaments.views``).
+RESULTS = ("won", "shared", "lost", "bye", "playing", "absent")
+
+
+def _round_start(value: Any) -> None:
+    try:
+        check_round_start(value)
+    except ValueError as error:
+        raise ValidationError(str(error)) from None
 
 
 class CreateTournamentSchema(HostedGameRequest):
@@ -38,6 +52,16 @@ class CreateTournamentSchema(HostedGameRequest):
             "description": "Numbered from 0 in this order; every name differs.",
             "uniqueItems": True,
         },
+    )
+    round_start = fields.Raw(
+        load_default="auto",
+        validate=_round_start,
+        metadata=ref(
+            "RoundStart",
+            "When each next round is made (default `auto`): as soon as the round before is "
+            'over (`"auto"`), N seconds after it ended (`{"after_s": N}`), or when the '
+            'organizer starts it (`"manual"`: round 1 too).',
+        ),
     )
 
 
@@ -94,6 +118,45 @@ class StandingSchema(Schema):
     buchholz = fields.String(required=True, metadata=ref("Points"))
 
 
+def _nullable_integer(description: str, **extra: Any) -> fields.Integer:
+    return fields.Integer(
+        required=True, allow_none=True, metadata={"description": description, **extra}
+    )
+
+
+class CrosstableEntrySchema(Schema):
+    """One player's round: where they sat (null for a bye or a round they were not in),
+    whom they met, and how it went: `won` (the sole winner), `shared` (one of several
+    winners), `lost`, `bye` (1 point), `playing` (not over yet) or `absent`."""
+
+    round = fields.Integer(required=True, validate=validate.Range(min=1, max=99))
+    game_id = fields.String(required=True, allow_none=True, metadata={"pattern": "^[0-9a-f]{16}$"})
+    table = _nullable_integer("The table, from 1.", minimum=1, maximum=49)
+    seat = _nullable_integer("The player's seat at it, from 0.", minimum=0, maximum=3)
+    opponents = fields.List(
+        fields.Integer(metadata=ref("PlayerNumber")),
+        required=True,
+        metadata={"description": "The other players at the table, in seat order."},
+    )
+    result = fields.String(required=True, validate=validate.OneOf(RESULTS))
+    points = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=ref("Points", "What the round gave the player; null while it is played."),
+    )
+
+
+class CrosstableRowSchema(Schema):
+    player = fields.Integer(required=True, metadata=ref("PlayerNumber"))
+    name = fields.String(required=True)
+    points = fields.String(required=True, metadata=ref("Points"))
+    rounds = fields.List(
+        fields.Nested(CrosstableEntrySchema),
+        required=True,
+        metadata={"description": "One entry per round made, from round 1."},
+    )
+
+
 class TournamentSchema(Schema):
     """A tournament as everyone may see it. A game gives 1 point to a sole winner, ``1/k`` to
     each of ``k`` winners; a bye is worth 1. Buchholz: the sum of every opponent's points.
@@ -114,7 +177,42 @@ class TournamentSchema(Schema):
         required=True,
         metadata=ref("Clock", "The clock of every game of the tournament; null: no clock."),
     )
-    status = fields.String(required=True, validate=validate.OneOf(["running", "finished"]))
+    round_start = fields.Raw(
+        required=True,
+        metadata=ref("RoundStart", "When each next round is made, as created."),
+    )
+    rules_version = fields.String(
+        required=True,
+        metadata={
+            "description": "The tournament rules its pairings and standings follow, fixed at "
+            'creation: `"2"` for a new tournament, `"1"` for one made before rules had '
+            "versions (docs/guide/tournaments.md)."
+        },
+    )
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(STATUSES),
+        metadata={
+            "description": "`open`: its rounds start by hand and round 1 is not started yet; "
+            "`running`; `finished`: every round played; `cancelled` by the organizer."
+        },
+    )
+    paused = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Paused by the organizer: no new round is made until it is "
+            "resumed (games in progress go on)."
+        },
+    )
+    next_round_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=ref(
+            "Timestamp",
+            'With `{"after_s": N}`: when the next round is made, once the round before is '
+            "over (and the tournament not paused); null otherwise.",
+        ),
+    )
     created_at = fields.String(required=True, metadata=ref("Timestamp"))
     commitment = fields.String(required=True, metadata=ref("Hex64"))
     seed_commitments = fields.List(
@@ -131,13 +229,23 @@ class TournamentSchema(Schema):
     rounds = fields.List(
         fields.Nested(TournamentRoundSchema),
         required=True,
-        validate=validate.Length(min=1, max=99),
-        metadata={"description": "The rounds made so far, from round 1."},
+        validate=validate.Length(min=0, max=99),
+        metadata={"description": "The rounds made so far, from round 1 (none while `open`)."},
     )
     standings = fields.List(
         fields.Nested(StandingSchema),
         required=True,
         metadata={"description": "Every player, best first."},
+    )
+    decisions = fields.List(
+        fields.Dict(metadata=ref("TournamentDecisionRecord")),
+        required=True,
+        metadata={"description": "The organizer's decisions, in the order they were taken."},
+    )
+    crosstable = fields.List(
+        fields.Nested(CrosstableRowSchema),
+        required=True,
+        metadata={"description": "Every player by number, and their every round."},
     )
 
 
@@ -153,9 +261,10 @@ class CreatedPlayerSchema(TournamentPlayerSchema):
 
 
 class TournamentCreatedSchema(TournamentSchema):
-    """A new tournament (always ``running``), with each person's token."""
+    """A new tournament (``running``, or ``open`` when its rounds start by hand), with each
+    person's token."""
 
-    status = fields.String(required=True, validate=validate.OneOf(["running"]))
+    status = fields.String(required=True, validate=validate.OneOf(["running", "open"]))
     players = fields.List(
         fields.Nested(CreatedPlayerSchema),
         required=True,
@@ -163,6 +272,109 @@ class TournamentCreatedSchema(TournamentSchema):
     )
 
 
+class TournamentSummarySchema(Schema):
+    id = fields.String(required=True, metadata=ref("TournamentId"))
+    game = fields.String(required=True, metadata=ref("GameName"))
+    format = fields.String(required=True, validate=validate.OneOf(FORMATS))
+    table_size = fields.Integer(required=True, validate=validate.Range(min=2, max=4))
+    planned_rounds = fields.Integer(required=True, validate=validate.Range(min=1, max=99))
+    rounds_made = fields.Integer(required=True, validate=validate.Range(min=0, max=99))
+    players = fields.Integer(
+        required=True,
+        validate=validate.Range(min=2, max=MAX_PLAYERS),
+        metadata={"description": "How many players it lists."},
+    )
+    round_start = fields.Raw(required=True, metadata=ref("RoundStart"))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    paused = fields.Boolean(required=True)
+    created_at = fields.String(required=True, metadata=ref("Timestamp"))
+
+
+class TournamentListSchema(Schema):
+    tournaments = fields.List(fields.Nested(TournamentSummarySchema), required=True)
+    total = fields.Integer(
+        required=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "How many there are (of the `status` asked, if any)."},
+    )
+    offset = fields.Integer(required=True, validate=validate.Range(min=0))
+    limit = fields.Integer(required=True, validate=validate.Range(min=1, max=500))
+
+
+class MyGameSchema(Schema):
+    """A game of the player's: where, their seat, and whom they meet."""
+
+    game_id = fields.String(required=True, metadata={"pattern": "^[0-9a-f]{16}$"})
+    round = fields.Integer(required=True, validate=validate.Range(min=1, max=99))
+    table = fields.Integer(required=True, validate=validate.Range(min=1, max=49))
+    seat = fields.Integer(required=True, validate=validate.Range(min=0, max=3))
+    status = fields.String(
+        required=True,
+        metadata={"enum": ["pending", "awaiting_random", "active", "over"]},
+    )
+    opponents = fields.List(fields.Integer(metadata=ref("PlayerNumber")), required=True)
+
+
+class MyNextSchema(Schema):
+    """The player's part in the newest round: a game (as in `current`), or a bye."""
+
+    game_id = fields.String(required=True, allow_none=True, metadata={"pattern": "^[0-9a-f]{16}$"})
+    round = fields.Integer(required=True, validate=validate.Range(min=1, max=99))
+    table = _nullable_integer("The table; null for a bye.", minimum=1, maximum=49)
+    seat = _nullable_integer("The seat; null for a bye.", minimum=0, maximum=3)
+    status = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"enum": ["pending", "awaiting_random", "active", "over", None]},
+    )
+    opponents = fields.List(fields.Integer(metadata=ref("PlayerNumber")), required=True)
+    bye = fields.Boolean(required=True)
+
+
+class MyResultSchema(Schema):
+    round = fields.Integer(required=True, validate=validate.Range(min=1, max=99))
+    table = _nullable_integer("The table; null for a bye.", minimum=1, maximum=49)
+    game_id = fields.String(required=True, allow_none=True, metadata={"pattern": "^[0-9a-f]{16}$"})
+    seat = _nullable_integer("The seat; null for a bye.", minimum=0, maximum=3)
+    opponents = fields.List(fields.Integer(metadata=ref("PlayerNumber")), required=True)
+    result = fields.String(required=True, validate=validate.OneOf(["won", "shared", "lost", "bye"]))
+    points = fields.String(required=True, metadata=ref("Points"))
+
+
+class TournamentMeSchema(Schema):
+    """A player's own view of their tournament (their token): `current` is their game in the
+    latest round until it is over (the game to play now); `next` is their part in the
+    newest round once it is paired after their last result (that game while it is played,
+    or a bye while the round's games are), null while they wait for a round not paired yet;
+    `results` lists every game of theirs that is over, and every bye."""
+
+    tournament_id = fields.String(required=True, metadata=ref("TournamentId"))
+    player = fields.Integer(required=True, metadata=ref("PlayerNumber"))
+    name = fields.String(required=True)
+    bot = fields.String(allow_none=True, required=True, metadata=ref("BotStrength"))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    paused = fields.Boolean(required=True)
+    points = fields.String(required=True, metadata=ref("Points"))
+    current = fields.Nested(MyGameSchema, required=True, allow_none=True)
+    next = fields.Nested(MyNextSchema, required=True, allow_none=True)
+    next_round_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=ref("Timestamp", "As the tournament's `next_round_at`."),
+    )
+    results = fields.List(fields.Nested(MyResultSchema), required=True)
+
+
+class PlayerTokenSchema(Schema):
+    """A person's new token (shown only now): the one before it names nobody any more."""
+
+    player = fields.Integer(required=True, metadata=ref("PlayerNumber"))
+    token = fields.String(required=True)
+
+
 CREATE_TOURNAMENT = CreateTournamentSchema()
 TOURNAMENT = TournamentSchema()
 TOURNAMENT_CREATED = TournamentCreatedSchema()
+TOURNAMENT_LIST = TournamentListSchema()
+TOURNAMENT_ME = TournamentMeSchema()
+PLAYER_TOKEN = PlayerTokenSchema()

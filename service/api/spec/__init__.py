@@ -4,7 +4,8 @@ The document is written, never edited by hand, from one source per fact (``build
 
 - ``document.yaml``: the frame (info, shared parameters, headers and error answers);
 - ``games.yaml``, ``tables.yaml``, ``tournaments.yaml``, ``replays.yaml``, ``health.yaml``:
-  each resource's operations and their prose;
+  each resource's operations and their prose (and the error answers and the few schemas of
+  its own that no marshmallow schema states, under ``components``);
 - ``schemas.yaml``: the few shared schemas no marshmallow schema states; ``errors.yaml``: every
   error code outside the games';
 - ``service/api/schemas``: the request and response bodies (apispec's MarshmallowPlugin);

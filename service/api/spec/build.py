@@ -70,9 +70,18 @@ MARSHMALLOW: dict[str, type[Schema]] = {
     "TournamentGame": tournament_schemas.TournamentGameSchema,
     "TournamentRound": tournament_schemas.TournamentRoundSchema,
     "Standing": tournament_schemas.StandingSchema,
+    "CrosstableEntry": tournament_schemas.CrosstableEntrySchema,
+    "CrosstableRow": tournament_schemas.CrosstableRowSchema,
     "Tournament": tournament_schemas.TournamentSchema,
     "TournamentCreated": tournament_schemas.TournamentCreatedSchema,
     "CreateTournamentRequest": tournament_schemas.CreateTournamentSchema,
+    "TournamentSummary": tournament_schemas.TournamentSummarySchema,
+    "TournamentList": tournament_schemas.TournamentListSchema,
+    "MyTournamentGame": tournament_schemas.MyGameSchema,
+    "MyNextTournamentGame": tournament_schemas.MyNextSchema,
+    "MyTournamentResult": tournament_schemas.MyResultSchema,
+    "TournamentMe": tournament_schemas.TournamentMeSchema,
+    "PlayerToken": tournament_schemas.PlayerTokenSchema,
 }
 #: Stated once per game (``<Game><Name>``) and as their union (``<Name>``); the tournament
 #: ones for competitive games only.
@@ -592,11 +601,21 @@ class Builder:
         self.put("TournamentExportRound", round_)
         for competitive in self.competitive:
             header = copy.deepcopy(self.schemas[competitive.name("Tournament")])
-            del header["properties"]["status"]
-            header["required"].remove("status")
-            # The manifest names a clock only when the tournament has one.
-            header["required"].remove("clock")
+            # What the view shows of the moment (its status, a pause, the next round's time)
+            # or computes from the rest (the crosstable) is no part of the manifest.
+            for shown in ("status", "paused", "next_round_at", "crosstable"):
+                del header["properties"][shown]
+                header["required"].remove(shown)
+            # The manifest names a clock, its rules' version, a round start other than "auto"
+            # and the decisions only when the tournament has them (absent rules: version 1).
+            for optional in ("clock", "rules_version", "round_start", "decisions"):
+                header["required"].remove(optional)
             header["properties"]["clock"] = ref("Clock")
+            header["properties"]["round_start"] = {
+                "description": 'When each next round was made; absent for `"auto"`.',
+                **ref("RoundStart"),
+            }
+            header["properties"]["decisions"]["minItems"] = 1
             header["properties"]["rounds"]["items"] = ref("TournamentExportRound")
             header["description"] = f"A {competitive.info.title} tournament, as exported."
             self.put(competitive.name("TournamentExport"), header)
@@ -787,6 +806,10 @@ def build(games: Mapping[str, Game[Any]]) -> dict[str, Any]:
             if name in responses:
                 raise ValueError(f"{resource}.yaml: the response {name} exists already")
             responses[name] = response
+        for name, schema in part.get("components", {}).get("schemas", {}).items():
+            if name in builder.shared:
+                raise ValueError(f"{resource}.yaml: the schema {name} exists already")
+            builder.shared[name] = schema
     _examples(paths, builder.games)
     info = frame["info"]
     info["description"] = (

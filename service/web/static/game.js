@@ -94,13 +94,25 @@ async function loadEvents() {
     for (const event of page.events) {
       const gone = departureOf(event);
       if (gone) departures.set(gone.seat, gone.how);
-      if (event.type === "game_created") clockKind = (event.data && event.data.clock) || null;
+      if (event.type === "game_created") {
+        clockKind = (event.data && event.data.clock) || null;
+        showTournament(event.data && event.data.tournament);
+      }
       list.append(h("li", { dataset: { testid: "event", version: event.version }, value: event.version }, describeEvent(event, seats)));
       shownEvents = event.version;
     }
     if (page.events.length) list.lastElementChild.scrollIntoView({ block: "nearest" });
     if (page.events.length < EVENTS_PAGE) return;
   }
+}
+
+/** A tournament's game links back to its tournament (`game_created` names its slot). */
+function showTournament(slot) {
+  if (!slot) return;
+  const link = $("tournament-link");
+  link.href = `/tournaments/${encodeURIComponent(slot.id)}`;
+  link.textContent = `Its tournament (round ${slot.round}, table ${slot.table})`;
+  link.hidden = false;
 }
 
 function dropToken() {

@@ -1,16 +1,26 @@
 // One tournament, live. The page arrives rendered by the server; this follows the tournament's
 // stream (the whole document at once and after every change) and redraws the status, the
-// standings and the rounds the way tournament.html draws them. Names are people's input:
-// they only ever become text nodes.
-import { h, statusWords } from "./api.js";
+// facts, the standings, the decisions, the crosstable and the rounds the way tournament.html
+// draws them. Names are people's input: they only ever become text nodes.
+//
+// Opened with a player's token (`/tournaments/<id>#token=<token>`: the fragment never reaches
+// a server), the page keeps the token in this browser, asks GET .../me who it is, and shows
+// "Your games": the game to play now (a link that opens the game page as that seat, the token
+// in its own fragment), the wait for the next round, and the results so far. Every document
+// the stream sends says whether the player's next game exists: a new round seating them.
+import { ApiError, api, h, statusWords, storeToken, storedToken } from "./api.js";
 import { follow } from "./stream.js";
 
 const $ = (id) => document.getElementById(id);
 const tournamentId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const base = `/v1/tournaments/${encodeURIComponent(tournamentId)}`;
 const GAME_STATUS = { pending: "not started yet" };
+const OVER = ["finished", "cancelled"];
 
 let stop = null;
+let token = null; // a player's token for this tournament, if this browser holds one
+let me = null; // {player, name} once GET .../me answered for the token
+let latest = null; // the last document drawn
 
 function say(text, kind = "") {
   $("message").className = kind;
@@ -30,11 +40,26 @@ function joined(parts, separator) {
   return parts.flatMap((part, i) => (i ? [separator, part] : [part])).flat();
 }
 
+function when(at) {
+  return (at || "").replace("T", " ").replace("Z", " UTC");
+}
+
+function starts(start) {
+  if (start === "manual") return "when the organizer starts them";
+  if (start === "auto") return "when the round before ends";
+  return `${start.after_s} s after the round before ends`;
+}
+
 function render(doc) {
+  latest = doc;
   const finished = doc.status === "finished";
   $("tournament").dataset.status = doc.status;
   $("status").dataset.status = doc.status;
   $("status").textContent = doc.status;
+  $("paused").hidden = !doc.paused;
+  $("round-start").textContent = starts(doc.round_start);
+  $("next-round").hidden = !doc.next_round_at;
+  $("next-round-at").textContent = when(doc.next_round_at);
   $("rounds-made").textContent = `${doc.rounds.length} of ${doc.planned_rounds}`;
   $("export").hidden = !finished;
   $("standings").replaceChildren(...doc.standings.map((s, i) => h("tr", {
@@ -42,6 +67,135 @@ function render(doc) {
   }, h("td", {}, i + 1), h("th", { scope: "row" }, player(doc, s.player)), h("td", {}, s.points),
   h("td", {}, s.buchholz))));
   $("rounds").replaceChildren(...doc.rounds.map((r) => renderRound(doc, r)));
+  $("decisions-card").hidden = !doc.decisions.length;
+  $("decisions").replaceChildren(...doc.decisions.map((d) => h("li", {
+    dataset: { testid: "decision", decision: d.decision },
+  }, h("b", {}, `${d.seq}. ${d.decision}`), " ",
+  h("span", { class: "muted" }, `after round ${d.rounds_paired}, ${when(d.at)}`), `: ${d.reason}`)));
+  renderCrosstable(doc);
+  renderMe(doc);
+}
+
+/** A crosstable cell: `won vs Bo (seat 0)`, `bye`, `—` for a round the player was not in. */
+function cross(doc, entry) {
+  if (entry.result === "bye") return "bye";
+  if (entry.result === "absent") return "—";
+  const names = entry.opponents.map((p) => doc.players[p].name).join(", ");
+  return `${entry.result} vs ${names} (seat ${entry.seat})`;
+}
+
+function renderCrosstable(doc) {
+  const head = h("tr", {}, h("th", { scope: "col" }, "Player"),
+    doc.rounds.map((r) => h("th", { scope: "col" }, `Round ${r.round}`)),
+    h("th", { scope: "col" }, "Points"));
+  const rows = doc.crosstable.map((row) => h("tr", {
+    dataset: { testid: "cross-row", player: row.player },
+  }, h("th", { scope: "row" }, player(doc, row.player)),
+  row.rounds.map((entry) => h("td", {
+    dataset: { testid: "cross", round: entry.round, result: entry.result },
+  }, cross(doc, entry))),
+  h("td", {}, row.points)));
+  $("crosstable").replaceChildren(h("thead", {}, head), h("tbody", {}, rows));
+}
+
+// ----- the player's own part (a token in this browser) -----
+
+/** The game page of `gameId`, opened as this player's seat: their token in its fragment. */
+function seatLink(gameId) {
+  return `/games/${encodeURIComponent(gameId)}#token=${encodeURIComponent(token)}`;
+}
+
+/**
+ * What the player does now, from the document alone (as GET .../me says it): their game in
+ * the latest round until it is over, or a bye while the round is played; else null (they
+ * wait for a round not paired yet, or the tournament is over).
+ */
+function now(doc, number) {
+  const last = doc.rounds[doc.rounds.length - 1];
+  if (!last) return null;
+  const game = last.games.find((g) => g.players.includes(number));
+  if (game && !game.outcome) return { round: last.round, game };
+  if (last.byes.includes(number) && last.games.some((g) => !g.outcome)) return { round: last.round, bye: true };
+  return null;
+}
+
+function renderMe(doc) {
+  if (!me) return;
+  const number = me.player;
+  $("me").hidden = false;
+  $("me-who").textContent = `You are ${doc.players[number].name} (player ${number}).`;
+  const part = now(doc, number);
+  let words;
+  if (part && part.game) {
+    const { game } = part;
+    const opponents = game.players.filter((p) => p !== number).map((p) => doc.players[p].name);
+    words = [h("a", {
+      class: "button", href: seatLink(game.game_id),
+      dataset: { testid: "my-game", game: game.game_id, round: part.round },
+    }, `Your game: round ${part.round}, table ${game.table}`),
+    ` against ${opponents.join(", ")}; you play seat ${game.players.indexOf(number)}.`];
+  } else if (part) {
+    words = [`You have a bye in round ${part.round} (1 point).`];
+  } else if (OVER.includes(doc.status)) {
+    words = [`The tournament is ${doc.status}.`];
+  } else if (doc.paused) {
+    words = ["Your next game is not paired yet: the tournament is paused."];
+  } else if (doc.next_round_at) {
+    words = [`Your next game is paired at ${when(doc.next_round_at)}.`];
+  } else if (doc.round_start === "manual") {
+    words = ["Your next game is paired when the organizer starts the next round."];
+  } else {
+    words = ["Your next game is paired when every game of this round is over."];
+  }
+  $("me-now").replaceChildren(...words);
+  const results = [];
+  for (const r of doc.rounds) {
+    if (r.byes.includes(number)) {
+      results.push(h("li", { dataset: { testid: "my-result", round: r.round } }, `Round ${r.round}: bye (1 point)`));
+      continue;
+    }
+    const game = r.games.find((g) => g.players.includes(number));
+    if (!game || !game.outcome) continue;
+    const seat = game.players.indexOf(number);
+    const won = game.outcome.winners.includes(seat);
+    const result = !won ? "lost" : game.outcome.winners.length > 1 ? "shared" : "won";
+    results.push(h("li", { dataset: { testid: "my-result", round: r.round } },
+      `Round ${r.round}: ${result} `, h("a", { href: seatLink(game.game_id) }, `(table ${game.table})`)));
+  }
+  $("me-results").replaceChildren(...results);
+}
+
+/** The player's token from a `#token=...` link (stored, then removed from the address). */
+function tournamentToken() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const given = fragment.get("token");
+  if (given) {
+    storeToken("tournament", tournamentId, given);
+    fragment.delete("token");
+    const rest = fragment.toString();
+    history.replaceState(null, "", location.pathname + location.search + (rest ? `#${rest}` : ""));
+  }
+  return storedToken("tournament", tournamentId);
+}
+
+async function whoAmI() {
+  token = tournamentToken();
+  if (!token) return;
+  try {
+    me = await api(`${base}/me`, { token });
+    render(latest || await api(base));
+  } catch (error) {
+    me = null;
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+      try {
+        localStorage.removeItem(`floe:tournament:${tournamentId}`);
+      } catch (_) { /* nothing stored */ }
+      token = null;
+      say(`The token this browser held for this tournament is refused (${error.message}): ask the organizer for a new one.`, "error");
+    } else {
+      say(error instanceof ApiError ? error.words : String(error), "error");
+    }
+  }
 }
 
 function renderRound(doc, r) {
@@ -60,6 +214,8 @@ function renderRound(doc, r) {
 function renderGame(doc, r, g) {
   const where = `round ${r.round}, table ${g.table}`;
   const url = `/games/${encodeURIComponent(g.game_id)}`;
+  // A game of the player's opens as their seat (the token in the link's fragment).
+  const play = me && g.players.includes(me.player) ? seatLink(g.game_id) : url;
   const winners = g.outcome ? g.outcome.winners.map((seat) => doc.players[g.players[seat]].name) : [];
   return h("li", { dataset: { testid: "tournament-game", game: g.game_id, status: g.status } },
     h("div", { class: "row" }, h("b", {}, `Table ${g.table}`),
@@ -69,7 +225,7 @@ function renderGame(doc, r, g) {
       g.outcome && h("span", { class: "ok", dataset: { testid: "game-outcome" } },
         `won by ${winners.length ? winners.join(", ") : "nobody"}`),
       g.status !== "pending" && [
-        h("a", { class: "button secondary", href: url, "aria-label": `Game of ${where}` }, "Game"),
+        h("a", { class: "button secondary", href: play, "aria-label": `Game of ${where}` }, "Game"),
         h("a", { href: `${url}/replay`, "aria-label": `Replay of ${where}` }, "Replay"),
       ]));
 }
@@ -87,26 +243,42 @@ function received(message) {
   if (doc.id !== tournamentId) return;
   render(doc);
   $("tournament").dataset.change = message.id || "";
-  if (doc.status === "finished") {
+  if (settled(doc)) {
     $("live").textContent = "";
-    say("");
+    streamWords("");
     if (stop) stop();
     stop = null;
   }
 }
 
+let broken = false; // the message says the stream broke off (and only then may it clear it)
+
+function streamWords(text) {
+  if (text) say(text, "error");
+  else if (broken) say("");
+  broken = Boolean(text);
+}
+
 function state(now) {
   if (now === "live") {
     $("live").textContent = "following live";
-    say("");
+    streamWords("");
   } else {
     $("live").textContent = "";
-    say("The live updates broke off: reconnecting…", "error");
+    streamWords("The live updates broke off: reconnecting…");
   }
 }
 
+/** Finished, or cancelled with every game over: nothing more will come. */
+function settled(doc) {
+  if (doc.status === "finished") return true;
+  return doc.status === "cancelled" && doc.rounds.every((r) => r.games.every((g) => g.status === "over"));
+}
+
 function start() {
-  if (!$("tournament") || $("tournament").dataset.status === "finished") return; // nothing more will come
+  if (!$("tournament")) return;
+  whoAmI();
+  if ($("tournament").dataset.status === "finished") return; // nothing more will come
   stop = follow(`${base}/stream`, { onEvent: received, onState: state });
 }
 

@@ -86,5 +86,3 @@ def test_a_game_without_setups_plays_every_player_count_without_options() -> Non
 )
 def test_random_playthrough(game: str, seats: int, options: dict[str, Any], seed: int) -> None:
     play_one(GAMES[game], seats, options, seed)
-
-

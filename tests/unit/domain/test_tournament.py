@@ -22,6 +22,7 @@ from domain.tournament import (
 )
 from domain.tournament.audit import pairing_problems, standing_problems
 from domain.tournament.plan import MAX_GAMES, Plan, PlanError, PlayedRound
+from domain.tournament.rounds import seat_history
 from domain.tournament.standings import as_json_number, points_of
 
 
@@ -135,7 +136,8 @@ def test_points_buchholz_and_the_order_of_the_standings() -> None:
     table = standings(names, results, byes=[1])
     assert [(s.name, s.points, s.buchholz) for s in table] == [
         ("Ada", Fraction(1), Fraction(1) + Fraction(1, 2)),  # met Bo (1) and Cy (1/2)
-        ("Bo", Fraction(1), Fraction(1)),  # met Ada; the bye counts no opponent
+        # met Ada (1); the bye is a virtual opponent with Bo's own final points (1)
+        ("Bo", Fraction(1), Fraction(2)),
         ("Cy", Fraction(1, 2), Fraction(1, 2) + Fraction(1)),
         ("Di", Fraction(1, 2), Fraction(1, 2)),
     ]
@@ -150,14 +152,13 @@ def played(rounds: list[Round], seed: int) -> list[PlayedRound]:
 
 
 def play_swiss_audited(players: int, size: int, rounds: int, seed: int) -> list[PlayedRound]:
-    """A swiss played round by round, each round's winners drawn as it is played."""
+    """A swiss played round by round through its plan, each round's winners drawn as it is
+    played."""
     rng = random.Random(seed)
+    plan = Plan.of("swiss", players, size, rounds)
     history: list[PlayedRound] = []
     for _ in range(rounds):
-        results = [r for h in history for r in h.results()]
-        byes = [p for h in history for p in h.round.byes]
-        tables = [frozenset(t.players) for h in history for t in h.round.tables]
-        current = swiss_round(players, size, points_of(players, results, byes), tables, byes)
+        current = plan.next_round(history)
         won = tuple((rng.randrange(len(t.players)),) for t in current.tables)
         history.append(PlayedRound(current, won))
     return history
@@ -168,10 +169,11 @@ def test_an_honest_tournament_passes_its_audit() -> None:
     robin = played(round_robin(9), 1)
     assert pairing_problems(Plan.of("round_robin", 9, 2, None), robin) == []
     swiss = play_swiss_audited(9, 2, 4, 2)
-    assert pairing_problems(Plan.of("swiss", 9, 2, 4), swiss) == []
+    plan = Plan.of("swiss", 9, 2, 4)
+    assert pairing_problems(plan, swiss) == []
     results = [r for p in swiss for r in p.results()]
     table = standings(names, results, [b for p in swiss for b in p.round.byes])
-    assert standing_problems(names, swiss, table) == []
+    assert standing_problems(plan, names, swiss, table) == []
 
 
 def test_a_tampered_pairing_or_standing_fails_the_audit_where_it_is() -> None:
@@ -192,7 +194,7 @@ def test_a_tampered_pairing_or_standing_fails_the_audit_where_it_is() -> None:
     results = [r for p in swiss for r in p.results()]
     table = standings(names, results, [])
     forged = [table[1], table[0], *table[2:]]
-    found = standing_problems(names, swiss, forged)
+    found = standing_problems(Plan.of("swiss", 8, 2, 3), names, swiss, forged)
     assert found and found[0].startswith("standing 1:")
 
 
@@ -230,10 +232,26 @@ def test_an_impossible_plan_says_why(
 
 
 def test_the_plan_makes_the_same_rounds_as_the_pairing_functions() -> None:
+    """The plan's swiss is ``swiss_round`` handed the standings' order (points, then the
+    tie-breaks; round 1 by number) and every earlier seat."""
     robin = Plan.of("round_robin", 6, 2, None)
     assert [robin.next_round(played(round_robin(6)[:n], 4)) for n in range(5)] == round_robin(6)
-    swiss = play_swiss_audited(11, 3, 3, 5)
-    plan = Plan.of("swiss", 11, 3, 3)
-    assert [plan.next_round(swiss[:n]) for n in range(3)] == [p.round for p in swiss]
-    with pytest.raises(IndexError):
-        plan.next_round(swiss)
+    for players, size, seed in [(11, 3, 5), (10, 2, 6), (9, 2, 7)]:
+        plan = Plan.of("swiss", players, size, 4)
+        swiss = play_swiss_audited(players, size, 4, seed)
+        for n in range(4):
+            results = [r for p in swiss[:n] for r in p.results()]
+            byes = [b for p in swiss[:n] for b in p.round.byes]
+            order = [s.player for s in standings([""] * players, results, byes)]
+            expected = swiss_round(
+                players,
+                size,
+                points_of(players, results, byes),
+                [frozenset(t.players) for p in swiss[:n] for t in p.round.tables],
+                byes,
+                order=order,
+                seats=seat_history(p.round for p in swiss[:n]),
+            )
+            assert plan.next_round(swiss[:n]) == expected == swiss[n].round
+        with pytest.raises(IndexError):
+            plan.next_round(swiss)

@@ -1,0 +1,337 @@
+"""A director's decisions in a running tournament: withdrawing a player, entering one late, and
+correcting a game's result.
+
+Each decision is a value with what it decides and four fields every decision has:
+``rounds_paired`` (how many rounds had been paired when it was made: it applies from the
+pairing of round ``rounds_paired + 1`` on), ``seq`` (its number in the tournament's list of
+decisions, from 1, in the order they were made), ``at`` (when, the service clock's ISO time)
+and ``reason`` (the director's words, non-blank, at most ``MAX_REASON`` characters).
+
+- ``Withdraw(player)``: ``player`` is never paired again (from round ``rounds_paired + 1``);
+  they stay in the standings with what they scored. In a round robin, the rounds keep their
+  schedule, and whoever would have met them has a bye instead.
+- ``Enter(player, name, bot)``: a new player, swiss only, numbered next (the players listed at
+  creation, then those entered, in order). They are paired from round ``rounds_paired + 1``
+  and score nothing for the rounds before (no bye for those). Refused (``DecisionError``)
+  when the tournament already lists ``max_players`` (``tournament_full``), or when more than
+  half its rounds are paired (``too_late``: ``2 × rounds_paired > rounds``).
+- ``Correct(round, table, winners)``: from now on the game of ``round``, ``table`` counts with
+  these winning seats (none: nobody won) for points, tie-breaks and later pairings; the game's
+  own log is untouched. Of two corrections of one game the later (higher ``seq``) counts.
+
+These decisions are rules of version 2 (``domain.tournament.plan``): a tournament of rules
+version 1 takes none (``check_decision``: ``rules_version``).
+
+Who is paired in round ``r`` (``active_players``): the players listed at creation and those
+entered by a decision with ``rounds_paired < r``, less those withdrawn by such a decision. A
+decision made after round ``r`` was paired never changes round ``r``: an audit pairs each round
+with the decisions made before it, exactly as the service did.
+
+The JSON of a decision (``to_json``, ``parse_decision``)::
+
+    {"decision": "withdraw", "player": 3, ...}
+    {"decision": "enter", "player": 8, "name": "Eve", "bot": null, ...}
+    {"decision": "correct", "round": 2, "table": 1, "winners": [1], ...}
+
+each with ``"rounds_paired"``, ``"seq"``, ``"at"`` and ``"reason"`` in place of the ``...``.
+``parse_request`` reads what a director sends (the same without ``rounds_paired``, ``seq``,
+``at``, nor an entered player's number, which the service fills in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from domain.engine.errors import Refusal
+from domain.engine.types import JSON
+from domain.tournament.rounds import Round
+
+if TYPE_CHECKING:
+    from domain.tournament.plan import Plan
+
+#: The longest ``reason`` a director may give, in characters.
+MAX_REASON = 500
+#: The longest name of an entered player, in characters.
+MAX_NAME = 100
+
+
+class DecisionError(Refusal):
+    """A decision that cannot be taken, with a stable ``code``: ``unknown_decision``,
+    ``unexpected_field``, ``missing_field``, ``invalid_field`` (its JSON), and
+    ``out_of_order``, ``unknown_player``, ``already_withdrawn``, ``too_few_players``,
+    ``not_swiss``, ``too_late``, ``tournament_full``, ``name_taken``, ``not_next_player``,
+    ``no_such_game``, ``unknown_seat``, ``rules_version`` (against the tournament as it
+    stands; ``rules_version``: a tournament of rules version 1 takes none of these decisions)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Withdraw:
+    """``player`` is paired no more."""
+
+    player: int
+    _: KW_ONLY
+    rounds_paired: int
+    seq: int = 0
+    at: str = ""
+    reason: str = ""
+    kind: ClassVar[str] = "withdraw"
+
+    def to_json(self) -> JSON:
+        return {"decision": self.kind, "player": self.player, **_common(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class Enter:
+    """A player entered late, numbered ``player`` (the next number)."""
+
+    player: int
+    name: str
+    bot: str | None = None
+    _: KW_ONLY
+    rounds_paired: int
+    seq: int = 0
+    at: str = ""
+    reason: str = ""
+    kind: ClassVar[str] = "enter"
+
+    def to_json(self) -> JSON:
+        body = {"decision": self.kind, "player": self.player, "name": self.name}
+        return {**body, "bot": self.bot, **_common(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class Correct:
+    """The game of ``round``, ``table`` (both from 1) counts with ``winners`` (seats)."""
+
+    round: int
+    table: int
+    winners: tuple[int, ...]
+    _: KW_ONLY
+    rounds_paired: int
+    seq: int = 0
+    at: str = ""
+    reason: str = ""
+    kind: ClassVar[str] = "correct"
+
+    def to_json(self) -> JSON:
+        where = {"decision": self.kind, "round": self.round, "table": self.table}
+        return {**where, "winners": list(self.winners), **_common(self)}
+
+
+Decision = Withdraw | Enter | Correct
+
+_COMMON = frozenset({"decision", "rounds_paired", "seq", "at", "reason"})
+_STAMPS = frozenset({"rounds_paired", "seq", "at"})
+_FIELDS: Mapping[str, frozenset[str]] = {
+    "withdraw": _COMMON | {"player"},
+    "enter": _COMMON | {"player", "name", "bot"},
+    "correct": _COMMON | {"round", "table", "winners"},
+}
+
+
+def _common(decision: Decision) -> JSON:
+    return {
+        "rounds_paired": decision.rounds_paired,
+        "seq": decision.seq,
+        "at": decision.at,
+        "reason": decision.reason,
+    }
+
+
+def parse_decision(data: object) -> Decision:
+    """A decision as ``to_json`` writes it (as recorded, or read from an export);
+    ``DecisionError`` (``unknown_decision``, ``unexpected_field``, ``missing_field``,
+    ``invalid_field``) when it is not one."""
+    fields = _fields(data, lambda kind: _FIELDS[kind])
+    return _build(
+        fields,
+        rounds_paired=_count(fields["rounds_paired"], "rounds_paired", least=0),
+        seq=_count(fields["seq"], "seq", least=1),
+        at=_text(fields["at"], "at", 64),
+        player=None,
+    )
+
+
+def parse_request(
+    data: object, *, rounds_paired: int, seq: int, at: str, next_player: int
+) -> Decision:
+    """A decision as a director asks for it: ``{"decision": ..., "reason": ...}`` with the
+    fields of its kind, less ``rounds_paired``, ``seq``, ``at`` (given here, as the service
+    makes the decision) and, for ``enter``, ``player`` (``next_player``: the next number);
+    ``enter``'s ``bot`` may be left out (a person). Same errors as ``parse_decision``."""
+
+    def expected(kind: str) -> frozenset[str]:
+        fields = _FIELDS[kind] - _STAMPS
+        return fields - {"player"} if kind == "enter" else fields
+
+    body = dict(_fields(data, expected, optional=frozenset({"bot"})))
+    return _build(body, rounds_paired=rounds_paired, seq=seq, at=at, player=next_player)
+
+
+def _fields(
+    data: object,
+    expected: Callable[[str], frozenset[str]],
+    optional: frozenset[str] = frozenset(),
+) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise DecisionError("invalid_field", "a decision is a JSON object")
+    kind = data.get("decision")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise DecisionError(
+            "unknown_decision", f"decision must be one of {sorted(_FIELDS)}, not {kind!r}"
+        )
+    wanted = expected(kind)
+    extra = sorted(set(data) - wanted)
+    if extra:
+        raise DecisionError("unexpected_field", f"{kind} takes no field {extra[0]!r}")
+    missing = sorted(wanted - set(data) - optional)
+    if missing:
+        raise DecisionError("missing_field", f"{kind} needs the field {missing[0]!r}")
+    return data
+
+
+def _build(
+    data: Mapping[str, Any], *, rounds_paired: int, seq: int, at: str, player: int | None
+) -> Decision:
+    kind = data["decision"]
+    reason = data["reason"]
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
+        raise DecisionError(
+            "invalid_field", f"reason must be a non-blank string of at most {MAX_REASON} characters"
+        )
+    if kind == "withdraw":
+        player = _count(data["player"], "player", least=0)
+        return Withdraw(player, rounds_paired=rounds_paired, seq=seq, at=at, reason=reason)
+    if kind == "enter":
+        number = _count(data["player"], "player", least=0) if player is None else player
+        name = _text(data["name"], "name", MAX_NAME)
+        if not name.strip():
+            raise DecisionError("invalid_field", "name must not be blank")
+        bot = data.get("bot")
+        if bot is not None:
+            bot = _text(bot, "bot", MAX_NAME)
+        return Enter(number, name, bot, rounds_paired=rounds_paired, seq=seq, at=at, reason=reason)
+    winners = data["winners"]
+    if not isinstance(winners, list):
+        raise DecisionError("invalid_field", "winners must be a list of seat numbers")
+    seats = tuple(_count(w, "winners", least=0) for w in winners)
+    if len(set(seats)) != len(seats):
+        raise DecisionError("invalid_field", "winners names a seat twice")
+    return Correct(
+        _count(data["round"], "round", least=1),
+        _count(data["table"], "table", least=1),
+        tuple(sorted(seats)),
+        rounds_paired=rounds_paired,
+        seq=seq,
+        at=at,
+        reason=reason,
+    )
+
+
+def _count(value: object, name: str, *, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise DecisionError("invalid_field", f"{name} must be a whole number from {least}")
+    return value
+
+
+def _text(value: object, name: str, longest: int) -> str:
+    if not isinstance(value, str) or len(value) > longest:
+        raise DecisionError("invalid_field", f"{name} must be a string of at most {longest}")
+    return value
+
+
+# ----- what the decisions make of the tournament ----------------------------------------------
+
+
+def made_before(decisions: Iterable[Decision], round_: int) -> list[Decision]:
+    """The decisions that apply to the pairing of round ``round_`` (those made before it was
+    paired: ``rounds_paired < round_``), in ``seq`` order."""
+    return sorted((d for d in decisions if d.rounds_paired < round_), key=lambda d: d.seq)
+
+
+def listed_players(starting: int, decisions: Iterable[Decision]) -> int:
+    """How many players the tournament lists: ``starting`` and every one entered since."""
+    return starting + sum(1 for d in decisions if isinstance(d, Enter))
+
+
+def withdrawn(decisions: Iterable[Decision]) -> set[int]:
+    """The players ``decisions`` withdraw."""
+    return {d.player for d in decisions if isinstance(d, Withdraw)}
+
+
+def active_players(starting: int, decisions: Iterable[Decision], round_: int) -> list[int]:
+    """The players paired in round ``round_``: listed by then, not withdrawn by then."""
+    before = made_before(decisions, round_)
+    gone = withdrawn(before)
+    return [p for p in range(listed_players(starting, before)) if p not in gone]
+
+
+def check_decision(
+    plan: Plan,
+    names: Sequence[str],
+    rounds: Sequence[Round],
+    decisions: Sequence[Decision],
+    decision: Decision,
+) -> None:
+    """``DecisionError`` unless ``decision`` may be taken now: ``rounds`` are the rounds paired
+    so far (``decision.rounds_paired`` of them), ``decisions`` the ones taken before (in
+    order), ``names`` the names of the players listed at creation. A tournament of rules
+    version 1 (``domain.tournament.v1``) takes none: ``rules_version``."""
+    if plan.rules_version == "1":
+        raise DecisionError(
+            "rules_version",
+            f"a tournament of rules version 1 takes no {decision.kind} decision",
+        )
+    if decision.rounds_paired != len(rounds):
+        raise DecisionError(
+            "out_of_order",
+            f"made with {decision.rounds_paired} rounds paired, where {len(rounds)} are",
+        )
+    if decisions and (
+        decision.seq <= max(d.seq for d in decisions)
+        or decision.rounds_paired < max(d.rounds_paired for d in decisions)
+    ):
+        raise DecisionError("out_of_order", "a decision comes after the ones before it")
+    listed = listed_players(plan.players, decisions)
+    gone = withdrawn(decisions)
+    if isinstance(decision, Withdraw):
+        if not 0 <= decision.player < listed:
+            raise DecisionError("unknown_player", f"no player {decision.player}")
+        if decision.player in gone:
+            raise DecisionError("already_withdrawn", f"player {decision.player} is withdrawn")
+        if listed - len(gone) - 1 < plan.table_size:
+            raise DecisionError(
+                "too_few_players",
+                f"fewer than {plan.table_size} players would be left to pair",
+            )
+    elif isinstance(decision, Enter):
+        if plan.format != "swiss":
+            raise DecisionError("not_swiss", "only a swiss tournament takes late entries")
+        if 2 * decision.rounds_paired > plan.rounds:
+            raise DecisionError(
+                "too_late",
+                f"{decision.rounds_paired} of {plan.rounds} rounds are paired: entries close "
+                "once more than half are",
+            )
+        if listed >= plan.max_players:
+            raise DecisionError(
+                "tournament_full", f"the tournament lists its {plan.max_players} players"
+            )
+        taken = [*names, *(d.name for d in decisions if isinstance(d, Enter))]
+        if decision.name in taken:
+            raise DecisionError("name_taken", f"a player is named {decision.name!r}")
+        if decision.player != listed:
+            raise DecisionError("not_next_player", f"the next player is number {listed}")
+    else:
+        if not 1 <= decision.round <= len(rounds):
+            raise DecisionError("no_such_game", f"round {decision.round} is not paired")
+        tables = rounds[decision.round - 1].tables
+        if not 1 <= decision.table <= len(tables):
+            raise DecisionError(
+                "no_such_game", f"round {decision.round} has no table {decision.table}"
+            )
+        seats = len(tables[decision.table - 1].players)
+        if any(not 0 <= seat < seats for seat in decision.winners):
+            raise DecisionError("unknown_seat", f"the table has seats 0 to {seats - 1}")
