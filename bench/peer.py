@@ -303,8 +303,9 @@ def drive(
         raise BenchError(f"boardgame.io driver timed out:\n{_tail(errors_path)}") from None
     if code != 0 or result is None:
         raise BenchError(f"boardgame.io driver failed ({code}):\n{_tail(errors_path)}")
-    cpu = {key: after[key] - before[key] for key in after} if before and after else {}
-    return result, cpu
+    if not before or not after:
+        raise BenchError("boardgame.io driver ended without reporting both ends of its window")
+    return result, {key: after[key] - before[key] for key in after}
 
 
 def to_load(name: str, result: dict[str, Any], cpu: dict[str, float]) -> LoadResult:

@@ -147,12 +147,23 @@ class Stats {
     this.errors = 0;
   }
 
-  /** Open the window after `warmup` seconds, for `seconds`; tell the caller at both ends. */
+  /**
+   * Open the window after `warmup` seconds, for `seconds`; tell the caller at both ends.
+   * Resolves once both ends were told: the last answer can land after `end` but before the
+   * timer does (timers fire on the loop's millisecond clock), and the result must not be
+   * printed, nor the process end, before the caller has read "measured".
+   */
   schedule(warmup, seconds) {
     this.from = performance.now() + warmup * 1000;
     this.end = this.from + seconds * 1000;
-    setTimeout(() => say({ event: 'measuring' }), this.from - performance.now());
-    setTimeout(() => say({ event: 'measured' }), this.end - performance.now());
+    const tell = (event, at) =>
+      new Promise((resolve) => {
+        setTimeout(() => {
+          say({ event });
+          resolve();
+        }, Math.max(0, at - performance.now()));
+      });
+    return Promise.all([tell('measuring', this.from), tell('measured', this.end)]);
   }
 
   open(now) {
@@ -197,7 +208,7 @@ async function main() {
   matches.forEach((match) => match.start());
   await waitFor(() => matches.every((match) => match.ready()), 15000, 'every client to sync');
 
-  stats.schedule(args.warmup, args.seconds);
+  const told = stats.schedule(args.warmup, args.seconds);
   const stallMs = args.stall * 1000;
   const watchdog = setInterval(() => {
     const now = performance.now();
@@ -208,6 +219,7 @@ async function main() {
   await waitFor(() => matches.every((match) => match.done), last, 'the last answers');
   clearInterval(watchdog);
   matches.forEach((match) => match.stop());
+  await told; // "measured" is said before the result, never lost to the exit
 
   const sorted = [...stats.latencies].sort((a, b) => a - b);
   say({
