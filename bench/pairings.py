@@ -12,7 +12,8 @@ version (ranked by points then the default tie-breaks, seats balanced). Three fo
   rounds (up to the most a plan allows, ``players - 1``, for the fields of 16 or fewer);
 - **swiss, odd field**: tables of 2, 5 to 39 players (odd, one bye a round), 3 to
   ``min(15, players)`` rounds (the most allowed is ``players``);
-- **round robin**: 3 to 16 players (the circle method; the same before and after).
+- **round robin**: 3 to 16 players (before: the circle method, seats by the parity of the
+  pair; after: FIDE's Berger tables).
 
 A game's result is drawn from the event's own generator, the same sequence before and after:
 the first seat wins 45 %, the second 45 %, both share the win 7 %, nobody wins 3 %.

@@ -46,9 +46,12 @@ output:
 tournaments:
   a file whose first line is {"tournament": {...}} is a tournament export, audited as a
   whole: a line per game (round, table, game id, verdict), the standings recomputed from
-  the verified games, every problem found, then one verdict for the tournament (counted
-  once in the summary). With --json, one object for it: file, tournament_id, status,
-  reason, rounds, planned_rounds, games, problems, unchecked and standings.
+  the verified games, every problem found, one verdict for the tournament (counted once
+  in the summary), then the crosstable (W won, D shared the win, L lost, then the
+  opponents' numbers; ? no verified result, * corrected, bye, - not in the round) and
+  each director's decision. With --json, one object for it: file, tournament_id,
+  status, reason, rounds, planned_rounds, cancelled, rules_version, games, problems,
+  unchecked, standings, crosstable and decisions.
 
 progress:
   "verified N/M" goes to stderr, never to stdout: redrawn in place when stderr is a

@@ -15,9 +15,11 @@ and ``reason`` (the director's words, non-blank, at most ``MAX_REASON`` characte
   and score nothing for the rounds before (no bye for those). Refused (``DecisionError``)
   when the tournament already lists ``max_players`` (``tournament_full``), or when more than
   half its rounds are paired (``too_late``: ``2 × rounds_paired > rounds``).
-- ``Correct(round, table, winners)``: from now on the game of ``round``, ``table`` counts with
-  these winning seats (none: nobody won) for points, tie-breaks and later pairings; the game's
-  own log is untouched. Of two corrections of one game the later (higher ``seq``) counts.
+- ``Correct(round, table, winners, game_id=...)``: from now on the game of ``round``,
+  ``table`` (the game ``game_id``) counts with these winning seats (none: nobody won) for
+  points, tie-breaks and later pairings; the game's own log is untouched. Of two corrections
+  of one game the later (higher ``seq``) counts. A director names the game by its id; the
+  record keeps the id and where it was played, and an audit checks that they agree.
 
 These decisions are rules of version 2 (``domain.tournament.plan``): a tournament of rules
 version 1 takes none (``check_decision``: ``rules_version``).
@@ -31,15 +33,17 @@ The JSON of a decision (``to_json``, ``parse_decision``)::
 
     {"decision": "withdraw", "player": 3, ...}
     {"decision": "enter", "player": 8, "name": "Eve", "bot": null, ...}
-    {"decision": "correct", "round": 2, "table": 1, "winners": [1], ...}
+    {"decision": "correct", "game_id": "9f0c...", "round": 2, "table": 1, "winners": [1], ...}
 
 each with ``"rounds_paired"``, ``"seq"``, ``"at"`` and ``"reason"`` in place of the ``...``.
 ``parse_request`` reads what a director sends (the same without ``rounds_paired``, ``seq``,
-``at``, nor an entered player's number, which the service fills in).
+``at``, an entered player's number, nor a corrected game's ``round`` and ``table``, which the
+service fills in: ``{"decision": "correct", "game_id": ..., "winners": [1], "reason": ...}``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -53,8 +57,8 @@ if TYPE_CHECKING:
 
 #: The longest ``reason`` a director may give, in characters.
 MAX_REASON = 500
-#: The longest name of an entered player, in characters.
-MAX_NAME = 100
+#: The longest name of an entered player, in characters (as at creation).
+MAX_NAME = 64
 
 
 class DecisionError(Refusal):
@@ -62,7 +66,7 @@ class DecisionError(Refusal):
     ``unexpected_field``, ``missing_field``, ``invalid_field`` (its JSON), and
     ``out_of_order``, ``unknown_player``, ``already_withdrawn``, ``too_few_players``,
     ``not_swiss``, ``too_late``, ``tournament_full``, ``name_taken``, ``not_next_player``,
-    ``no_such_game``, ``unknown_seat``, ``rules_version`` (against the tournament as it
+    ``no_such_game``, ``unknown_winner``, ``rules_version`` (against the tournament as it
     stands; ``rules_version``: a tournament of rules version 1 takes none of these decisions)."""
 
 
@@ -109,6 +113,8 @@ class Correct:
     table: int
     winners: tuple[int, ...]
     _: KW_ONLY
+    #: The game's id, as the director named it (16 lowercase hex digits).
+    game_id: str = ""
     rounds_paired: int
     seq: int = 0
     at: str = ""
@@ -116,7 +122,8 @@ class Correct:
     kind: ClassVar[str] = "correct"
 
     def to_json(self) -> JSON:
-        where = {"decision": self.kind, "round": self.round, "table": self.table}
+        where: JSON = {"decision": self.kind, "game_id": self.game_id}
+        where |= {"round": self.round, "table": self.table}
         return {**where, "winners": list(self.winners), **_common(self)}
 
 
@@ -127,8 +134,11 @@ _STAMPS = frozenset({"rounds_paired", "seq", "at"})
 _FIELDS: Mapping[str, frozenset[str]] = {
     "withdraw": _COMMON | {"player"},
     "enter": _COMMON | {"player", "name", "bot"},
-    "correct": _COMMON | {"round", "table", "winners"},
+    "correct": _COMMON | {"game_id", "round", "table", "winners"},
 }
+#: What a director leaves out of a ``correct``: the service finds where the game was played.
+_LOCATED = frozenset({"round", "table"})
+_GAME_ID = re.compile(r"[0-9a-f]{16}")
 
 
 def _common(decision: Decision) -> JSON:
@@ -151,23 +161,36 @@ def parse_decision(data: object) -> Decision:
         seq=_count(fields["seq"], "seq", least=1),
         at=_text(fields["at"], "at", 64),
         player=None,
+        games=None,
     )
 
 
 def parse_request(
-    data: object, *, rounds_paired: int, seq: int, at: str, next_player: int
+    data: object,
+    *,
+    rounds_paired: int,
+    seq: int,
+    at: str,
+    next_player: int,
+    games: Mapping[str, tuple[int, int]],
 ) -> Decision:
     """A decision as a director asks for it: ``{"decision": ..., "reason": ...}`` with the
     fields of its kind, less ``rounds_paired``, ``seq``, ``at`` (given here, as the service
-    makes the decision) and, for ``enter``, ``player`` (``next_player``: the next number);
-    ``enter``'s ``bot`` may be left out (a person). Same errors as ``parse_decision``."""
+    makes the decision), for ``enter`` ``player`` (``next_player``: the next number), and for
+    ``correct`` ``round`` and ``table`` (``games``: the round and table of every game paired,
+    by id; ``no_such_game`` for an id it lacks); ``enter``'s ``bot`` may be left out (a
+    person). Same errors as ``parse_decision``."""
 
     def expected(kind: str) -> frozenset[str]:
         fields = _FIELDS[kind] - _STAMPS
-        return fields - {"player"} if kind == "enter" else fields
+        if kind == "enter":
+            return fields - {"player"}
+        return fields - _LOCATED if kind == "correct" else fields
 
     body = dict(_fields(data, expected, optional=frozenset({"bot"})))
-    return _build(body, rounds_paired=rounds_paired, seq=seq, at=at, player=next_player)
+    return _build(
+        body, rounds_paired=rounds_paired, seq=seq, at=at, player=next_player, games=games
+    )
 
 
 def _fields(
@@ -193,7 +216,13 @@ def _fields(
 
 
 def _build(
-    data: Mapping[str, Any], *, rounds_paired: int, seq: int, at: str, player: int | None
+    data: Mapping[str, Any],
+    *,
+    rounds_paired: int,
+    seq: int,
+    at: str,
+    player: int | None,
+    games: Mapping[str, tuple[int, int]] | None,
 ) -> Decision:
     kind = data["decision"]
     reason = data["reason"]
@@ -219,10 +248,21 @@ def _build(
     seats = tuple(_count(w, "winners", least=0) for w in winners)
     if len(set(seats)) != len(seats):
         raise DecisionError("invalid_field", "winners names a seat twice")
+    game_id = data["game_id"]
+    if not isinstance(game_id, str) or _GAME_ID.fullmatch(game_id) is None:
+        raise DecisionError("invalid_field", "game_id must be a game's id (16 lowercase hex)")
+    if games is None:
+        round_ = _count(data["round"], "round", least=1)
+        table = _count(data["table"], "table", least=1)
+    elif game_id in games:
+        round_, table = games[game_id]
+    else:
+        raise DecisionError("no_such_game", f"no game {game_id} is paired in this tournament")
     return Correct(
-        _count(data["round"], "round", least=1),
-        _count(data["table"], "table", least=1),
+        round_,
+        table,
         tuple(sorted(seats)),
+        game_id=game_id,
         rounds_paired=rounds_paired,
         seq=seq,
         at=at,
@@ -334,4 +374,4 @@ def check_decision(
             )
         seats = len(tables[decision.table - 1].players)
         if any(not 0 <= seat < seats for seat in decision.winners):
-            raise DecisionError("unknown_seat", f"the table has seats 0 to {seats - 1}")
+            raise DecisionError("unknown_winner", f"the table has seats 0 to {seats - 1}")

@@ -37,16 +37,16 @@ and a swiss may have more rounds than its field allows without a repeat (version
 are the others above).
 
 **The next round** (``Plan.next_round``), from the rounds played and the decisions made
-(``domain.tournament.decisions``): only the decisions made before the round is paired count.
-A round robin plays its schedule (``round_robin``), except that a withdrawn player's table
-becomes a bye for the other player. A swiss pairs the *active* players (listed by then and not
-withdrawn) with ``swiss_round``, ranked so: in round 1 by rating when the plan has ratings
-(highest first; equal ratings, and players entered before round 1, who have none and come
-after the rated ones, by number), else by number; from round 2 on as the standings of the
-rounds so far order them (points, then the plan's tie-breaks, with the corrections made by
-then; players equal on all of them by number), the withdrawn left out. The seat balance of
-``swiss_round`` uses every earlier seat of each player. At version 1: the round robin's
-schedule, or ``v1.swiss_round`` (by points, then number; no decisions).
+(``domain.tournament.decisions``): only the decisions made before the round is paired count. A
+round robin plays FIDE's Berger tables (``berger_round_robin``), except that a withdrawn
+player's table becomes a bye for the other player. A swiss pairs the *active* players (listed by
+then and not withdrawn) with ``swiss_round``, ranked so: in round 1 by rating when the plan has
+ratings (highest first; equal ratings, and players entered before round 1, who have none and
+come after the rated ones, by number), else by number; from round 2 on as the standings of the
+rounds so far order them (points, then the plan's tie-breaks, with the corrections made by then;
+players equal on all of them by number), the withdrawn left out. The seat balance of
+``swiss_round`` uses every earlier seat of each player. At version 1: the circle method's
+schedule (``round_robin``), or ``v1.swiss_round`` (by points, then number; no decisions).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ from domain.tournament.decisions import (
     made_before,
     withdrawn,
 )
-from domain.tournament.rounds import Round, Table, round_robin, seat_history, swiss_round
+from domain.tournament.rounds import Round, Table, berger_round_robin, seat_history, swiss_round
 from domain.tournament.standings import (
     DEFAULT_TIEBREAKS,
     GameResult,
@@ -260,7 +260,7 @@ class Plan:
         if self.format == "round_robin" and any(isinstance(d, Enter) for d in known):
             raise DecisionError("not_swiss", "only a swiss tournament takes late entries")
         if self.format == "round_robin":
-            return _without(round_robin(self.players)[number - 1], gone)
+            return _without(berger_round_robin(self.players)[number - 1], gone)
         results = corrected(
             [r for n, this in enumerate(played, start=1) for r in this.results(n)], known
         )

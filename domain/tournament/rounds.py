@@ -8,7 +8,10 @@ holding the earlier results computes the same tables.
 even, and whoever meets it has a bye. Player ``n'-1`` (``n'`` the even count) stays put while
 the others rotate one place a round; in each round table ``i`` pairs positions ``i`` and
 ``n'-1-i``. First seats are balanced: of players ``a < b``, ``a`` sits first exactly when
-``a + b`` is odd, so over the tournament nobody sits first more than once more than second.
+``a + b`` is odd, so over the tournament nobody sits first more than once more than second
+(rules version 1; it can seat a player first many rounds running). From rules version 2 a
+round robin follows FIDE's Berger tables instead (``berger_round_robin``): the same counts
+of firsts and seconds to within one, and never three games running in one seat.
 
 **Swiss** (tables of ``k``, 2 to 4), step by step, given the *ranking* of the players to pair
 (best first; ``swiss_round`` ranks by points, ties by number, unless handed an ``order``, as
@@ -120,6 +123,36 @@ def round_robin(players: int) -> list[Round]:
             tables.append(Table((a, b) if (a + b) % 2 == 1 else (b, a)))
         rounds.append(Round(tuple(tables), tuple(byes)))
         others = [others[-1], *others[:-1]]
+    return rounds
+
+
+def berger_round_robin(players: int) -> list[Round]:
+    """Every pair of ``players`` meets once, at tables of 2, by FIDE's Berger tables (rules
+    version 2): nobody sits first more than once more than second, nor three games running
+    in one seat.
+
+    With ``n`` players numbered 1 to ``n`` (``n`` even: with an odd count a stand-in ``n``
+    makes it even, and whoever meets it has a bye), round ``r``'s order of the others is
+    ``s_r, s_r + 1, ...`` (counted round 1 to ``n - 1``), where ``s_1 = 1`` and each next
+    round starts ``n / 2`` further on. The first of that order meets ``n``, first in odd
+    rounds and second in even ones; then the second meets the last, the third the last but
+    one, and so on, the earlier of each pair sitting first. Player ``k`` here is number
+    ``k - 1`` of the tournament."""
+    if players < 2:
+        raise ValueError("a round robin needs at least two players")
+    n = players + players % 2
+    half = n // 2
+    start = 0  # s_r - 1
+    rounds: list[Round] = []
+    for number in range(1, n):
+        order = [(start + i) % (n - 1) for i in range(n - 1)]
+        fixed = n - 1
+        pairs = [(fixed, order[0]) if number % 2 == 0 else (order[0], fixed)]
+        pairs += [(order[i], order[n - 1 - i]) for i in range(1, half)]
+        tables = tuple(Table(pair) for pair in pairs if players not in pair)
+        byes = tuple(sorted(a + b - players for a, b in pairs if players in (a, b)))
+        rounds.append(Round(tables, byes))
+        start = (start + half) % (n - 1)
     return rounds
 
 

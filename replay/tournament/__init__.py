@@ -18,7 +18,8 @@ the standings; the audit believes none of it and recomputes what it can:
    rounds paired than the manifest lists and no fewer than the decision before; a ``pause`` and
    a ``resume`` take turns and no round is made between them; nothing follows a ``cancel``,
    neither a decision nor a round; each ``withdraw``, ``enter`` and ``correct`` (rules version
-   2 only) could have been taken when it says it was (``decision_problems``);
+   2 only) could have been taken when it says it was (``decision_problems``), and a
+   ``correct``'s ``game_id`` is the game the manifest lists at its round and table;
 6. results come from the verified logs only (the outcome each audit reached), and must be
    the outcomes the manifest claims (a game's own outcome: a correction changes what it counts
    for, not its log); every round's tables and byes must be what the format, at the
@@ -41,8 +42,10 @@ check passes), ``incomplete`` (nothing wrong, but games not over or rounds not y
 ``failed``, with every problem found, each naming where it is. A tournament with a ``cancel``
 decision is complete as cancelled: it is ``ok`` with the rounds it had when cancelled, fewer
 than planned (its verdict says ``cancelled``), once every game of them is over (cancelling ends
-them). Nothing in a file can make the
-audit raise: hostile content is a problem, and a crash of the audit itself is a verdict too.
+them). The verdict also carries, for a reader, the crosstable recomputed from the verified
+results and the corrections, and every decision applied (``summary``). Nothing in a file can
+make the audit raise: hostile content is a problem, and a crash of the audit itself is a
+verdict too.
 """
 
 from replay.tournament.audit import (

@@ -17,12 +17,13 @@ from domain.engine.canonical import canonical_json
 from domain.engine.types import GAME_OVER, Outcome
 from domain.tournament import Round, Table, tournament_commitment
 from domain.tournament.audit import compare_standings, decision_problems, pairing_problems
-from domain.tournament.decisions import DecisionError
+from domain.tournament.decisions import Correct, DecisionError
 from domain.tournament.plan import PlayedRound
 from domain.tournament.standings import GameResult, Standing
 from replay.source import BadLine, parse_line, read_file
 from replay.tournament.logs import Run, split_runs
 from replay.tournament.manifest import Listed, Manifest, Recorded, read_manifest
+from replay.tournament.summary import applied, crosstable
 from replay.tournament.verdict import GameVerdict, TournamentVerdict, quote
 from replay.verify import Status, Verdict, same_json
 
@@ -86,6 +87,12 @@ class _Audit:
         self._decisions(manifest)
         self._pairings(manifest, games, results)
         table = self._standings(manifest, games, results)
+        playing = {
+            (g.round, g.table)
+            for g in games
+            if g.round is not None and g.table is not None and g.status == "incomplete"
+        }
+        rows = crosstable(manifest, results, playing)
         made = len(manifest.rounds)
         # A cancelled tournament is complete as it was cancelled: its rounds are all it has.
         complete = made == manifest.plan.rounds or manifest.cancelled is not None
@@ -108,6 +115,8 @@ class _Audit:
             manifest.cancelled is not None,
             manifest.plan.rules_version,
             manifest.plan.tiebreaks,
+            rows,
+            applied(manifest),
         )
 
     def _manifest(self) -> Manifest | None:
@@ -302,6 +311,7 @@ class _Audit:
                 f"(decision {cancelled.seq})"
             )
         self.problems += found
+        self.problems += _misnamed_games(manifest)
         if found or not manifest.effects:
             return
         rounds = [
@@ -424,6 +434,24 @@ def _check_game(
     if outcome is None or len(seats) != len(game.players):
         return None, problems
     return tuple(outcome["winners"]), problems
+
+
+def _misnamed_games(manifest: Manifest) -> list[str]:
+    """Each ``correct`` whose game id is not the id of the game the manifest lists at its
+    round and table (a place it does not list is ``decision_problems``'s ``no_such_game``)."""
+    listed = {_key(g): g for r in manifest.rounds for g in r.games}
+    problems = []
+    for decision in manifest.decisions:
+        fix = decision.effect
+        if not isinstance(fix, Correct):
+            continue
+        game = listed.get((fix.round, fix.table))
+        if game is not None and game.game_id != fix.game_id:
+            problems.append(
+                f"decision {decision.seq} (correct): game {fix.game_id} is not the game of "
+                f"round {fix.round} table {fix.table} (game {game.game_id} is)"
+            )
+    return problems
 
 
 def _unlisted(run: Run, verdict: Verdict) -> GameVerdict:

@@ -40,6 +40,7 @@ from fractions import Fraction
 from typing import Any
 
 from domain.games import GAMES
+from domain.tournament import export
 from domain.tournament.decisions import (
     MAX_REASON,
     Decision,
@@ -51,26 +52,10 @@ from domain.tournament.plan import RULES_VERSIONS, Plan, PlanError
 from domain.tournament.standings import Standing, as_json_number
 from replay.tournament.verdict import Wrong, quote
 
-MANIFEST_FIELDS = frozenset(
-    {
-        "id",
-        "game",
-        "format",
-        "table_size",
-        "planned_rounds",
-        "options",
-        "created_at",
-        "commitment",
-        "seed_commitments",
-        "players",
-        "rounds",
-        "standings",
-    }
-)
+#: Every manifest's fields (``domain.tournament.export``: the list the service writes too).
+MANIFEST_FIELDS = frozenset(export.MANIFEST_FIELDS)
 #: Fields a manifest holds only when they apply (module docstring).
-OPTIONAL_MANIFEST_FIELDS = frozenset(
-    {"clock", "rules_version", "tiebreaks", "max_players", "ratings", "round_start", "decisions"}
-)
+OPTIONAL_MANIFEST_FIELDS = frozenset(export.OPTIONAL_MANIFEST_FIELDS)
 PLAYER_FIELDS = frozenset({"player", "name", "bot"})
 ROUND_FIELDS = frozenset({"round", "byes", "games"})
 GAME_FIELDS = frozenset({"game_id", "table", "players", "outcome"})
@@ -126,6 +111,14 @@ class Recorded:
     rounds_paired: int
     at: str
     effect: Decision | None = None
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The decision as the manifest records it."""
+        if self.effect is not None:
+            return dict(self.effect.to_json())
+        stamps = {"rounds_paired": self.rounds_paired, "seq": self.seq, "at": self.at}
+        return {"decision": self.kind, **stamps, "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,7 +363,7 @@ def _decisions(value: Any, version: str) -> tuple[Recorded, ...]:
             if not reason.strip() or len(reason) > MAX_REASON:
                 why = f"not a non-blank string of at most {MAX_REASON} characters"
                 raise Wrong(f"{where}.reason", why)
-            recorded.append(Recorded(kind, seq, rounds_paired, at))
+            recorded.append(Recorded(kind, seq, rounds_paired, at, reason=reason))
         else:
             try:
                 effect = parse_decision(item)
@@ -379,7 +372,9 @@ def _decisions(value: Any, version: str) -> tuple[Recorded, ...]:
             if version == "1":
                 why = f"a tournament of rules version 1 takes no {kind} decision"
                 raise Wrong(where, why)
-            recorded.append(Recorded(kind, effect.seq, effect.rounds_paired, effect.at, effect))
+            recorded.append(
+                Recorded(kind, effect.seq, effect.rounds_paired, effect.at, effect, effect.reason)
+            )
         this = recorded[-1]
         if this.seq != index + 1:
             why = f"{this.seq} where {index + 1} belongs (decisions are numbered from 1, in order)"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.tournament.standings import Standing, as_json_number
+from replay.tournament.summary import Applied, CrossRow, crosstable_lines
 from replay.verify import Status, Verdict
 
 #: A problem quotes at most this much of what it found (a hostile file may hold megabytes).
@@ -90,7 +91,9 @@ class TournamentVerdict:
     verdict, every problem found (each ``"where: why"``), the checks that could not be made
     (``unchecked``: a result they need is not verified) and the standings recomputed from
     the verified games. ``cancelled``: the manifest lists a cancel decision (the tournament
-    ended with the rounds it had); ``rules_version``: the rules it was audited with."""
+    ended with the rounds it had); ``rules_version``: the rules it was audited with;
+    ``crosstable`` and ``decisions``: what the audit recomputed and applied, for a reader
+    (``replay.tournament.summary``)."""
 
     status: Status
     games: tuple[GameVerdict, ...]
@@ -105,6 +108,8 @@ class TournamentVerdict:
     rules_version: str | None = None
     #: The tie-breaks the standings were made with, in order (none at rules version 1).
     tiebreaks: tuple[str, ...] = ()
+    crosstable: tuple[CrossRow, ...] = ()
+    decisions: tuple[Applied, ...] = ()
 
     @property
     def name(self) -> str:
@@ -139,7 +144,8 @@ class TournamentVerdict:
 
     def report(self) -> list[str]:
         """The human report: each game's verdict, the recomputed standings, every problem and
-        unchecked part, then the verdict on the set (one line each)."""
+        unchecked part, the verdict on the set (one line each); then the crosstable and each
+        decision applied, when the manifest could be read."""
         prefix = "" if self.file is None else f"{self.file} "
         lines = [f"{prefix}{game}" for game in self.games]
         lines.append(f"{prefix}standings, recomputed from the verified games:")
@@ -147,6 +153,10 @@ class TournamentVerdict:
         lines += [f"{prefix}problem: {problem}" for problem in self.problems]
         lines += [f"{prefix}not checked: {part}" for part in self.unchecked]
         lines.append(str(self))
+        if self.crosstable:
+            lines.append(f"{prefix}crosstable, from the verified games and the corrections:")
+            lines += ["  " + row for row in crosstable_lines(self.crosstable)]
+        lines += [f"{prefix}{decision.text}" for decision in self.decisions]
         return lines
 
     def to_json(self) -> dict[str, Any]:
@@ -164,7 +174,8 @@ class TournamentVerdict:
             "unchecked": list(self.unchecked),
             "standings": [
                 {
-                    "place": place,
+                    # Version 1 numbered the rows; a later version's place may be shared.
+                    "place": place if self.rules_version == "1" or not s.place else s.place,
                     "player": s.player,
                     "name": s.name,
                     "points": as_json_number(s.points),
@@ -173,6 +184,8 @@ class TournamentVerdict:
                 }
                 for place, s in enumerate(self.standings, start=1)
             ],
+            "crosstable": [row.to_json() for row in self.crosstable],
+            "decisions": [decision.recorded for decision in self.decisions],
         }
 
     def _tiebreaks(self, standing: Standing) -> dict[str, str]:

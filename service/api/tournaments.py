@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from flask import Blueprint, Response, request
 
@@ -56,6 +57,9 @@ def create_tournament() -> Response:
         game=data["game"],
         format=data["format"],
         players=tuple(NewPlayer(p["name"], p["bot"]) for p in data["players"]),
+        max_players=data["max_players"],
+        tiebreaks=None if data["tiebreaks"] is None else tuple(data["tiebreaks"]),
+        ratings=_ratings(data["players"]),
         table_size=data["table_size"],
         rounds=data["rounds"],
         options=data["options"],
@@ -66,6 +70,16 @@ def create_tournament() -> Response:
     response = render(schemas.TOURNAMENT_CREATED, created.to_json(), 201)
     response.headers["Location"] = f"/v1/tournaments/{created.document['id']}"
     return response
+
+
+def _ratings(players: list[dict[str, Any]]) -> tuple[int, ...] | None:
+    """Every player's rating, or None when none has one; 400 for some but not all."""
+    given = [p["rating"] for p in players]
+    if all(r is None for r in given):
+        return None
+    if any(r is None for r in given):
+        raise bad_request("invalid_tournament", "players: give every player a rating, or none")
+    return tuple(given)
 
 
 @tournaments_v1.get("")
@@ -142,10 +156,10 @@ def start_round(tournament_id: str) -> Response:
 
 @tournaments_v1.post("/<tournament_id>/decisions")
 def post_decision(tournament_id: str) -> Response:
-    """The organizer's decision: pause, resume or cancel the tournament."""
+    """The organizer's decision: withdraw, enter, correct, pause, resume or cancel."""
     viewer, tournament_id = _organizer(tournament_id, "a decision on a tournament")
     decided = current_floe().tournaments.decide(tournament_id, json_body(), viewer)
-    return render(schemas.TOURNAMENT, decided, 201)
+    return render(schemas.TOURNAMENT_DECIDED, decided, 201)
 
 
 @tournaments_v1.post("/<tournament_id>/players/<player>/token")

@@ -52,9 +52,7 @@ class ReplicaAcks:
         """``script(**values)``, answered once ``count`` replicas hold what it wrote."""
         if self._count == 0:
             return script(**values)
-        return self._waited(
-            script.first_key(**values), lambda pipe: script(client=pipe, **values)
-        )
+        return self._waited(script.first_key(**values), lambda pipe: script(client=pipe, **values))
 
     def confirm(self, key: str) -> None:
         """Wait for ``count`` replicas to hold every write made so far in ``key``'s slot (a

@@ -18,7 +18,15 @@ made from them (``Plan.next_round``), in one compare-and-set, then its games are
 
 The director's decisions (``service.tournaments.decisions``) are recorded beside the rounds:
 a paused tournament pairs no new round (its games go on); a cancelled one pairs none again,
-and its live games are ended by a ``result`` decision with no winners.
+and its live games are ended by a ``result`` decision with no winners. ``withdraw``, ``enter``
+and ``correct`` change the rounds paired after them and the standings
+(``domain.tournament.decisions``); a withdrawn player's game in play is forfeited through
+the game's own ``forfeit`` decision (at once, and again by every advance until it is), a
+person entered late gets a token of their own, shown once, and a corrected game keeps its
+log and outcome while the standings count it as corrected.
+
+The players are those listed at creation (``spec["players"]``), then those entered, in
+order (``roster``); a player's number is their place in that list.
 
 Everything here is idempotent: a job that runs twice, or two workers at once, make each round
 once and each game once (a game's id is its slot's, so a second create is ``GameExists``); a
@@ -35,7 +43,6 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-import inspect
 import secrets
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -43,13 +50,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.engine.canonical import canonical_json
-from domain.engine.errors import NotAllowed
+from domain.engine.errors import IllegalAction, NotAllowed
 from domain.engine.rng import seed_commitment
 from domain.engine.status import GameStatus
 from domain.engine.types import JSON, Outcome, TournamentSlot
 from domain.tournament import Round, Table, tournament_commitment
+from domain.tournament.decisions import Correct, Decision, Enter, Withdraw, withdrawn
 from domain.tournament.plan import Plan, PlanError, PlayedRound
-from domain.tournament.standings import GameResult, Standing, as_json_number, standings
+from domain.tournament.standings import GameResult, Standing, as_json_number, tiebreak_values
+from domain.tournament.v1 import VERSION as FIRST_RULES
 from service.clock import Clock, later, millis
 from service.errors import (
     Conflict,
@@ -74,7 +83,7 @@ from service.games.follow_ups import JobQueue
 from service.games.repository import GameRepository
 from service.store.events import EventStore, GameExists, GameRecord
 from service.tournaments import decisions as director
-from service.tournaments import views
+from service.tournaments import export, views
 from service.tournaments.store import (
     Recorded,
     StoredTournament,
@@ -95,23 +104,9 @@ CANCEL_WAIT_SECONDS = 3.0
 END_ATTEMPTS = 16
 #: The most seconds ``{"after_s": N}`` may wait (a day).
 MAX_AFTER_S = 86_400
-#: The manifest's fields (``replay.tournament.manifest``); ``clock``, ``rules_version``,
-#: ``round_start`` and ``decisions`` follow only when the tournament has them, so older
-#: manifests read as they were.
-MANIFEST_FIELDS = (
-    "id",
-    "game",
-    "format",
-    "table_size",
-    "planned_rounds",
-    "options",
-    "created_at",
-    "commitment",
-    "seed_commitments",
-    "players",
-    "rounds",
-    "standings",
-)
+#: How long a withdrawal waits for a draw in flight before forfeiting the player's game (the
+#: next advance forfeits it later, if not then).
+FORFEIT_WAIT_SECONDS = 3.0
 ORGANIZER = Viewer(organizer=True)
 
 
@@ -128,6 +123,12 @@ class CreateTournament:
     clock: Mapping[str, Any] | None = None
     #: When each next round starts: ``"auto"``, ``"manual"`` or ``{"after_s": N}``.
     round_start: str | Mapping[str, int] = "auto"
+    #: The most players late entries may bring the tournament to; None: no late entries.
+    max_players: int | None = None
+    #: The standings' tie-breaks, in order; None: the default ones.
+    tiebreaks: tuple[str, ...] | None = None
+    #: Each player's rating, seeding a swiss's round 1; None: seeded by entry order.
+    ratings: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +215,15 @@ class Tournaments:
                 "invalid_tournament", f"game: {game.name} is co-operative; nobody is ranked"
             )
         try:
-            plan = Plan.of(command.format, len(command.players), command.table_size, command.rounds)
+            plan = Plan.of(
+                command.format,
+                len(command.players),
+                command.table_size,
+                command.rounds,
+                max_players=command.max_players,
+                ratings=command.ratings,
+                tiebreaks=command.tiebreaks,
+            )
             round_start = check_round_start(command.round_start)
         except (PlanError, ValueError) as error:
             raise InvalidRequest("invalid_tournament", str(error)) from None
@@ -241,7 +250,10 @@ class Tournaments:
             "options": dict(command.options),
             "clock": None if command.clock is None else dict(command.clock),
             "round_start": round_start,
-            **_rules_of(plan),
+            "rules_version": plan.rules_version,
+            "max_players": plan.max_players,
+            "tiebreaks": list(plan.tiebreaks),
+            "ratings": None if plan.ratings is None else list(plan.ratings),
             "created_at": now,
             "players": [{"name": p.name, "bot": p.bot} for p in command.players],
             "token_hashes": [t and tokens.token_hash(t) for t in player_tokens],
@@ -250,7 +262,7 @@ class Tournaments:
             "game_ids": [secrets.token_hex(8) for _ in range(plan.slots)],
         }
         manual = round_start == "manual"
-        first = [] if manual else [_round_json(1, plan.next_round([]))]
+        first = [] if manual else [_next_round(plan, [], [])]
         seeds_hex = [seed.hex() for seed in seeds]
         status: TournamentStatus = "open" if manual else "running"
         self._store.create(
@@ -297,6 +309,7 @@ class Tournaments:
             if stored.status == "open":
                 return  # the organizer starts round 1
             self._ensure_games(stored)
+            self._forfeit_withdrawn(stored)
             closed = self._closed(stored)
             if closed is None:
                 return
@@ -306,7 +319,7 @@ class Tournaments:
                     return
                 continue
             if self._may_pair(stored, closed):
-                rounds = [*closed, _next_round(plan, closed)]
+                rounds = [*closed, _next_round(plan, closed, director.effects(stored))]
                 if self._write(stored, rounds=rounds):
                     self._ensure_games(self._get(tournament_id))
                     return
@@ -360,8 +373,9 @@ class Tournaments:
             if stored.paused:
                 raise Conflict("tournament_paused", "the tournament is paused: resume it first")
             plan = _plan(stored.spec)
+            effects = director.effects(stored)
             if stored.made == 0:
-                rounds = [_round_json(1, plan.next_round([]))]
+                rounds = [_next_round(plan, [], effects)]
             else:
                 self._ensure_games(stored)
                 closed = self._closed(stored)
@@ -371,7 +385,7 @@ class Tournaments:
                     if self._write(stored, rounds=closed, status="finished"):
                         raise Conflict("tournament_finished", "every round is played")
                     continue
-                rounds = [*closed, _next_round(plan, closed)]
+                rounds = [*closed, _next_round(plan, closed, effects)]
             if self._write(stored, rounds=rounds, status="running"):
                 made = self._get(tournament_id)
                 self._ensure_games(made)
@@ -435,7 +449,7 @@ class Tournaments:
         exists = self._records.records(game_ids)
         if all(meta is not None for meta in exists):
             return
-        players = spec["players"]
+        players = roster(stored)
         hashes = stored.token_hashes
         seeds = self._store.seeds(stored.id)
         for table, (game_id, meta, seated) in enumerate(
@@ -467,26 +481,92 @@ class Tournaments:
     def decide(self, tournament_id: str, body: Any, viewer: Viewer) -> JSON:
         """The organizer's decision (``service.tournaments.decisions``): 400 for a body that
         states none, 409 when the tournament as it stands refuses it (nothing written);
-        else recorded, then acted on. The tournament's document, after it."""
+        else recorded, then acted on. The tournament's document after it, with
+        ``entered``: the entered player's number and token (shown only now) after an
+        ``enter``, else null."""
         if not viewer.organizer:
             raise organizer_only("a decision on a tournament", anonymous=viewer.anonymous)
-        decision = director.parse(body)
-        kind = director.KINDS[decision.kind]
         for _ in range(ORGANIZER_ATTEMPTS):
             stored = self._get(tournament_id)
-            kind.check(stored)
-            record = decision.record(
-                rounds_paired=stored.made, seq=len(stored.decisions) + 1, at=self._clock()
-            )
-            if self._write(stored, decisions=[*stored.decisions, record], status=kind.status):
+            taken = director.take(body, self._as_it_stands(stored), self._clock())
+            hashes: list[str | None] | None = None
+            token: str | None = None
+            if isinstance(taken.effect, Correct):
+                self._check_over(taken.effect)
+            if isinstance(taken.effect, Enter):
+                if taken.effect.bot is None:
+                    token = f"{tournament_id}.{taken.effect.player}.{secrets.token_urlsafe(32)}"
+                hashes = [*stored.token_hashes, token and tokens.token_hash(token)]
+            decisions = [*stored.decisions, taken.record]
+            if self._write(stored, decisions=decisions, status=taken.status, token_hashes=hashes):
                 break
         else:
             raise RuntimeError(f"tournament {tournament_id}: too many writes at once")
-        if decision.kind == "resume":
+        if taken.kind == "resume":
             self.advance(tournament_id)  # a round may have ended while it was paused
-        elif decision.kind == "cancel":
+        elif taken.kind == "cancel":
             self._wind_down(self._get(tournament_id), wait_seconds=CANCEL_WAIT_SECONDS)
-        return self._document(self._get(tournament_id))
+        elif isinstance(taken.effect, Withdraw):
+            after = self._get(tournament_id)
+            self._forfeit_withdrawn(after, wait_seconds=FORFEIT_WAIT_SECONDS)
+        document = self._document(self._get(tournament_id))
+        entered = None
+        if isinstance(taken.effect, Enter):
+            entered = {"player": taken.effect.player, "token": token}
+        return {**document, "entered": entered}
+
+    def _as_it_stands(self, stored: StoredTournament) -> director.AsItStands:
+        """What a decision is checked against (``director.AsItStands``)."""
+        games = {
+            game_id: (number, table)
+            for number in range(1, stored.made + 1)
+            for table, game_id in enumerate(self._game_ids(stored, number), start=1)
+        }
+        rounds = [_round_of(r) for r in stored.rounds]
+        return director.AsItStands(
+            stored,
+            _plan(stored.spec),
+            [p["name"] for p in stored.spec["players"]],
+            rounds,
+            games,
+            director.effects(stored),
+            len(roster(stored)),
+        )
+
+    def _check_over(self, correction: Correct) -> None:
+        """409 ``game_in_play`` for a correction of a game not over: end it first (the
+        game's ``result`` decision), then correct what it gave, if need be."""
+        [record] = self._records.records([correction.game_id])
+        if record is None or record.status != GameStatus.OVER:
+            raise Conflict(
+                "game_in_play",
+                f"game {correction.game_id} is not over: end it with the game's result "
+                "decision, or correct it once it is",
+            )
+
+    def _forfeit_withdrawn(self, stored: StoredTournament, *, wait_seconds: float = 0.0) -> None:
+        """Forfeit the seat of every withdrawn player in a game of the latest round that is
+        still in play (the game's ``forfeit`` decision, with the withdrawal's reason). A game
+        awaiting a draw is waited for up to ``wait_seconds``, else left to the next advance."""
+        gone = {
+            int(d["player"]): str(d["reason"])
+            for d in stored.decisions
+            if d["decision"] == "withdraw"
+        }
+        if not gone or stored.made == 0:
+            return
+        game_ids = self._game_ids(stored, stored.made)
+        deadline = time.monotonic() + wait_seconds
+        records = self._records.records(game_ids)
+        for game_id, record, seated in zip(
+            game_ids, records, stored.rounds[-1]["tables"], strict=True
+        ):
+            if record is None or record.status == GameStatus.OVER:
+                continue
+            for seat, player in enumerate(seated):
+                if player in gone:
+                    body = {"decision": "forfeit", "seat": seat, "reason": gone[player]}
+                    self._decide_game(game_id, body, deadline, done=("game_over", "already_left"))
 
     def _wind_down(self, stored: StoredTournament, *, wait_seconds: float = 0.0) -> None:
         """End every live game of a cancelled tournament (a ``result`` decision with no
@@ -517,13 +597,21 @@ class Tournaments:
         """End a live game with no winners (the organizer's ``result``); True once it is
         over, False when it still awaits a draw at ``deadline``."""
         body = {"decision": "result", "winners": [], "reason": reason}
+        return self._decide_game(game_id, body, deadline, done=("game_over",))
+
+    def _decide_game(
+        self, game_id: str, body: JSON, deadline: float, *, done: tuple[str, ...]
+    ) -> bool:
+        """Take the organizer's decision ``body`` on a game; True once taken (or refused
+        with a code in ``done``: what it was to bring about is so already), False when the
+        game still awaits a draw at ``deadline``."""
         for _ in range(END_ATTEMPTS):
             meta = self._repository.meta(game_id)
             try:
                 self._commands.decide(meta, body, ORGANIZER)
                 return True
-            except NotAllowed as refused:
-                if refused.code == "game_over":
+            except (NotAllowed, IllegalAction) as refused:
+                if refused.code in done:
                     return True
                 if refused.code != "awaiting_random":
                     raise
@@ -566,8 +654,9 @@ class Tournaments:
     def _player(stored: StoredTournament, player: str) -> int:
         if not (player.isascii() and player.isdigit()) or (player != "0" and player[0] == "0"):
             raise player_not_found(player)
-        number = int(player) if len(player) <= 2 else len(stored.spec["players"])
-        if number >= len(stored.spec["players"]):
+        listed = len(roster(stored))
+        number = int(player) if len(player) <= 2 else listed
+        if number >= listed:
             raise player_not_found(player)
         return number
 
@@ -652,23 +741,7 @@ class Tournaments:
 
     def _export(self, stored: StoredTournament) -> Iterator[str]:
         document = self._document(stored)
-        # The manifest keeps to the fields the audit reads (``replay.tournament.manifest``);
-        # ``clock``, ``rules_version``, ``round_start`` and ``decisions`` only when the
-        # tournament has them (a clock, rules recorded at creation, a start other than
-        # "auto", a decision), so older manifests read as they were.
-        manifest = {name: document[name] for name in MANIFEST_FIELDS}
-        if document["clock"] is not None:
-            manifest["clock"] = document["clock"]
-        if "rules_version" in stored.spec:
-            manifest["rules_version"] = stored.spec["rules_version"]
-        if document["round_start"] != "auto":
-            manifest["round_start"] = document["round_start"]
-        if document["decisions"]:
-            manifest["decisions"] = document["decisions"]
-        manifest["rounds"] = [
-            {**r, "games": [{k: v for k, v in g.items() if k != "status"} for g in r["games"]]}
-            for r in document["rounds"]
-        ]
+        manifest = export.manifest(document, stored.spec)
         yield canonical_json({"tournament": manifest}) + "\n"
         for number in range(1, stored.made + 1):
             for game_id in self._game_ids(stored, number):
@@ -704,20 +777,20 @@ class Tournaments:
         return stored
 
     def _rounds_shown(self, stored: StoredTournament) -> list[JSON]:
-        return [
-            {
-                "round": number,
-                "byes": list(round_["byes"]),
-                "games": self._games(round_, self._game_ids(stored, number)),
-            }
-            for number, round_ in enumerate(stored.rounds, start=1)
-        ]
+        corrections = _corrections(director.effects(stored))
+        shown: list[JSON] = []
+        for number, round_ in enumerate(stored.rounds, start=1):
+            games = self._games(round_, self._game_ids(stored, number))
+            for game in games:
+                game["correction"] = corrections.get(game["game_id"])
+            shown.append({"round": number, "byes": list(round_["byes"]), "games": games})
+        return shown
 
     def _standings(
         self, stored: StoredTournament, rounds: Sequence[JSON]
     ) -> tuple[list[Standing], tuple[str, ...]]:
-        """The standings from every game over and every bye, and the tie-breaks they were
-        made with (none named: Buchholz alone, as before tie-breaks could be chosen)."""
+        """The standings from every game over and every bye, with the corrections made, and
+        the tie-breaks they were made with (none at rules version 1: Buchholz, then name)."""
         results: list[GameResult] = []
         byes: list[int] = []
         for round_ in rounds:
@@ -725,14 +798,19 @@ class Tournaments:
             for game in round_["games"]:
                 if game["outcome"] is not None:
                     winners = tuple(game["outcome"]["winners"])
-                    results.append(GameResult(tuple(game["players"]), winners))
+                    seated = tuple(game["players"])
+                    results.append(GameResult(seated, winners, round_["round"], game["table"]))
+        plan = _plan(stored.spec)
         names = [p["name"] for p in stored.spec["players"]]
-        return _standings(names, results, byes, stored.spec)
+        rows = plan.standings(names, results, byes, director.effects(stored))
+        return rows, plan.tiebreaks
 
     def _document(self, stored: StoredTournament) -> JSON:
         spec = stored.spec
         rounds = self._rounds_shown(stored)
-        rows, _ = self._standings(stored, rounds)
+        rows, used = self._standings(stored, rounds)
+        gone = withdrawn(director.effects(stored))
+        ratings = spec.get("ratings") or []
         document: JSON = {
             "id": stored.id,
             "game": spec["game"],
@@ -743,6 +821,8 @@ class Tournaments:
             "clock": _clock(spec),
             "round_start": _round_start(spec),
             "rules_version": spec.get("rules_version", FIRST_RULES),
+            "max_players": spec.get("max_players", len(spec["players"])),
+            "tiebreaks": list(used),
             "status": stored.status,
             "paused": stored.paused,
             "next_round_at": self._next_round_at(stored),
@@ -750,19 +830,17 @@ class Tournaments:
             "commitment": spec["commitment"],
             "seed_commitments": spec["seed_commitments"],
             "players": [
-                {"player": i, "name": p["name"], "bot": p["bot"]}
-                for i, p in enumerate(spec["players"])
+                {
+                    "player": i,
+                    "name": p["name"],
+                    "bot": p["bot"],
+                    "rating": ratings[i] if i < len(ratings) else None,
+                    "withdrawn": i in gone,
+                }
+                for i, p in enumerate(roster(stored))
             ],
             "rounds": rounds,
-            "standings": [
-                {
-                    "player": s.player,
-                    "name": s.name,
-                    "points": as_json_number(s.points),
-                    "buchholz": as_json_number(s.buchholz),
-                }
-                for s in rows
-            ],
+            "standings": [_standing_json(rank, s, used) for rank, s in enumerate(rows, start=1)],
             "decisions": list(stored.decisions),
         }
         points = {s.player: as_json_number(s.points) for s in rows}
@@ -821,49 +899,52 @@ def _round_start(spec: Mapping[str, Any]) -> str | dict[str, int]:
     return start
 
 
-#: What ``Plan.of`` takes besides the plan itself: a stored plan is read as it was made
-#: (``allow_repeats``), with the rules it was made with (``rules_version``), where the domain
-#: has those.
-_PLAN_OPTIONS = frozenset(inspect.signature(Plan.of).parameters)
-#: The rules a tournament stored without a ``rules_version`` was made with.
-FIRST_RULES = "1"
-
-
 def _plan(spec: Mapping[str, Any]) -> Plan:
-    """The stored tournament's plan, with the rules it was created with."""
-    args = (spec["format"], len(spec["players"]), spec["table_size"], spec["planned_rounds"])
-    options: dict[str, Any] = {}
-    if "allow_repeats" in _PLAN_OPTIONS:
-        options["allow_repeats"] = True
-    if "rules_version" in _PLAN_OPTIONS:
-        options["rules_version"] = spec.get("rules_version", FIRST_RULES)
-    return Plan.of(*args, **options)
+    """The stored tournament's plan, read as it was made: with the rules it was created
+    with, and without the refusal of a long swiss (a plan made is not refused again)."""
+    return Plan.of(
+        spec["format"],
+        len(spec["players"]),
+        spec["table_size"],
+        spec["planned_rounds"],
+        max_players=spec.get("max_players"),
+        ratings=spec.get("ratings"),
+        tiebreaks=spec.get("tiebreaks"),
+        allow_repeats=True,
+        rules_version=spec.get("rules_version", FIRST_RULES),
+    )
 
 
-def _standings(
-    names: Sequence[str],
-    results: Sequence[GameResult],
-    byes: Sequence[int],
-    spec: Mapping[str, Any],
-) -> tuple[list[Standing], tuple[str, ...]]:
-    """The standings by the tournament's rules (``Plan.standings``, where the domain has it),
-    and the tie-breaks they were made with (none named: Buchholz alone)."""
-    plan = _plan(spec)
-    ranking = getattr(plan, "standings", None)
-    if ranking is None:
-        return standings(names, results, byes), ()
-    rows: list[Standing] = ranking(names, results, byes)
-    used: tuple[str, ...] = ()
-    if getattr(plan, "rules_version", FIRST_RULES) != FIRST_RULES:
-        used = tuple(getattr(plan, "tiebreaks", ()))
-    return rows, used
+def roster(stored: StoredTournament) -> list[JSON]:
+    """Every player by number: those listed at creation, then those entered, in order."""
+    entered = [
+        {"name": d["name"], "bot": d["bot"]} for d in stored.decisions if d["decision"] == "enter"
+    ]
+    return [*stored.spec["players"], *entered]
 
 
-def _rules_of(plan: Plan) -> dict[str, Any]:
-    """What a new tournament records of its rules: their version, where the domain has
-    versions (a tournament stored without one is read with the first rules)."""
-    version = getattr(plan, "rules_version", None)
-    return {} if version is None else {"rules_version": version}
+def _standing_json(rank: int, standing: Standing, tiebreaks: Sequence[str]) -> JSON:
+    """A standing as the document shows it: its place (shared ones as ``"3-4"``; by rank
+    for rules version 1, which shares none) and each tie-break the plan orders by."""
+    values = tiebreak_values(standing, tiebreaks) if standing.tiebreaks else {}
+    return {
+        "player": standing.player,
+        "name": standing.name,
+        "place": standing.place or str(rank),
+        "points": as_json_number(standing.points),
+        "buchholz": as_json_number(standing.buchholz),
+        "tiebreaks": {name: as_json_number(value) for name, value in values.items()},
+    }
+
+
+def _corrections(effects: Sequence[Decision]) -> dict[str, JSON]:
+    """Each corrected game's counted winners and the decision (``seq``) that set them; of
+    two corrections of one game, the later."""
+    return {
+        d.game_id: {"winners": list(d.winners), "decision": d.seq}
+        for d in effects
+        if isinstance(d, Correct)
+    }
 
 
 def _round_json(number: int, round_: Round) -> JSON:
@@ -875,12 +956,20 @@ def _round_json(number: int, round_: Round) -> JSON:
     }
 
 
-def _next_round(plan: Plan, closed: Sequence[Mapping[str, Any]]) -> JSON:
-    """The round after ``closed`` (every one of them over), as the record keeps it."""
-    return _round_json(len(closed) + 1, plan.next_round([_played(r) for r in closed]))
+def _next_round(
+    plan: Plan, closed: Sequence[Mapping[str, Any]], effects: Sequence[Decision]
+) -> JSON:
+    """The round after ``closed`` (every one of them over), with the decisions made by now,
+    as the record keeps it."""
+    played = [_played(r) for r in closed]
+    return _round_json(len(closed) + 1, plan.next_round(played, effects))
+
+
+def _round_of(round_: Mapping[str, Any]) -> Round:
+    tables = tuple(Table(tuple(t)) for t in round_["tables"])
+    return Round(tables, tuple(round_["byes"]))
 
 
 def _played(round_: Mapping[str, Any]) -> PlayedRound:
-    tables = tuple(Table(tuple(t)) for t in round_["tables"])
     winners = tuple(tuple(o["winners"]) for o in round_["outcomes"])
-    return PlayedRound(Round(tables, tuple(round_["byes"])), winners)
+    return PlayedRound(_round_of(round_), winners)

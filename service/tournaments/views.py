@@ -24,11 +24,13 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def result_of(game: Mapping[str, Any], seat: int) -> tuple[str, str | None]:
-    """A seat's result in a tournament game, and its points (None while it is played)."""
+    """A seat's result in a tournament game, and its points (None while it is played): as a
+    director's correction counts it, when one does."""
     outcome = game["outcome"]
     if outcome is None:
         return "playing", None
-    winners = list(outcome["winners"])
+    counted = game.get("correction") or outcome
+    winners = list(counted["winners"])
     if seat not in winners:
         return "lost", "0"
     share = Fraction(1, len(winners))
@@ -150,18 +152,13 @@ def standings_csv(rows: Sequence[Standing], tiebreaks: Sequence[str]) -> str:
     are written as the API writes them (``"3/2"``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    # The tie-breaks the standings were made with, when every row carries them; else the
-    # Buchholz score, the one every standing has.
-    own = all(len(getattr(s, "tiebreaks", ())) == len(tiebreaks) for s in rows)
-    columns = list(tiebreaks) if tiebreaks and own else ["buchholz"]
+    # The tie-breaks the standings were made with; none (rules version 1): the Buchholz
+    # score, which decided then.
+    columns = list(tiebreaks) if tiebreaks else ["buchholz"]
     writer.writerow(["place", "player", "name", "points", *columns])
     for rank, standing in enumerate(rows, start=1):
-        place = getattr(standing, "place", None) or str(rank)
-        values = (
-            tuple(getattr(standing, "tiebreaks", ()))
-            if columns != ["buchholz"]
-            else (standing.buchholz,)
-        )
+        place = standing.place or str(rank)
+        values = standing.tiebreaks if tiebreaks else (standing.buchholz,)
         name = standing.name
         if name.startswith(FORMULA_STARTS):
             name = "'" + name

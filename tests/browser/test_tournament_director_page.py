@@ -5,8 +5,13 @@ server): "Your games" shows their game (``my-game``), whose link opens the game 
 seat; that page links back to its tournament. When their game is over and the organizer
 starts the next round, the stream alone brings the new ``my-game``. The crosstable and the
 organizer's decisions are drawn by the server (read without JavaScript) and by the script
-(from the stream) alike; the page fits a phone. Every wait is one of Playwright's
-expectations, never a sleep.
+(from the stream) alike; the page fits a phone.
+
+The organizer corrects a finished game, withdraws a player and enters one late while the
+page is open: the stream brings each (the correction beside the game, the withdrawn player
+marked, the new player in the standings, every decision in words), and a page opened
+afterwards (with and without JavaScript) shows the same. Every wait is one of Playwright's
+expectations, armed before the change it waits for, never a sleep.
 """
 
 from __future__ import annotations
@@ -16,55 +21,31 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from tests.support.browser import PHONE, Contexts, Floe
+from tests.support.browser import (
+    PHONE,
+    Contexts,
+    Floe,
+    decide,
+    directed_tournament,
+    drawn_alike,
+    fits_the_screen,
+    play_round,
+    redrawn,
+    standings_of,
+    standings_shown,
+    start_round,
+)
 
-#: The page's elements as a tree, as test_tournament_page.py compares them.
-TREE = """node => {
-    const walk = (n) => n.nodeType === Node.TEXT_NODE
-        ? n.textContent.replace(/\\s+/g, " ")
-        : [n.tagName.toLowerCase(),
-           [...n.attributes].map((a) => `${a.name}=${a.value}`).sort(),
-           [...n.childNodes]
-               .filter((c) => c.nodeType === Node.ELEMENT_NODE
-                   || (c.nodeType === Node.TEXT_NODE && c.textContent.trim()))
-               .map(walk)];
-    return walk(node);
-}"""
 NAMES = ["Ada", "Bo", "Cy", "Di"]
-
-
-def create(floe: Floe) -> dict[str, Any]:
-    """Four people at Arktia (two turns a game), two rounds started by the organizer."""
-    body = {
-        "game": "arktia",
-        "format": "swiss",
-        "rounds": 2,
-        "players": [{"name": name} for name in NAMES],
-        "options": {"turn_limit": 2},
-        "round_start": "manual",
-    }
-    created: dict[str, Any] = floe.ok("POST", "/v1/tournaments", body, token=floe.organizer)
-    return created
-
-
-def play_round(floe: Floe, document: dict[str, Any], tokens: list[str]) -> None:
-    """Every game of the latest round, played out by its people."""
-    for game in document["rounds"][-1]["games"]:
-        floe.play_out(game["game_id"], [tokens[p] for p in game["players"]])
-
-
-def fits_the_screen(page: Page) -> bool:
-    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
 
 
 def test_a_player_follows_their_games_from_the_tournament_page(
     floe: Floe, contexts: Contexts
 ) -> None:
-    created = create(floe)
+    created = directed_tournament(floe, NAMES)
     tournament_id = created["id"]
     tokens = [p["token"] for p in created["players"]]
-    here = f"/v1/tournaments/{tournament_id}"
-    first = floe.ok("POST", f"{here}/rounds", token=floe.organizer)
+    first = start_round(floe, tournament_id)
     [game] = [g for g in first["rounds"][0]["games"] if 0 in g["players"]]
     seat = game["players"].index(0)
 
@@ -96,14 +77,14 @@ def test_a_player_follows_their_games_from_the_tournament_page(
         "Your next game is paired when the organizer starts the next round."
     )
     expect(page.get_by_test_id("my-result")).to_have_count(1)
-    second = floe.ok("POST", f"{here}/rounds", token=floe.organizer)
+    second = start_round(floe, tournament_id)
     [later] = [g for g in second["rounds"][1]["games"] if 0 in g["players"]]
     expect(page.get_by_test_id("my-game")).to_have_attribute("data-game", later["game_id"])
     expect(page.get_by_test_id("my-game")).to_have_attribute("data-round", "2")
 
     # a decision and the crosstable: drawn alike by the server and by the script
     pause = {"decision": "pause", "reason": "Tea."}
-    floe.ok("POST", f"{here}/decisions", pause, token=floe.organizer)
+    decide(floe, tournament_id, pause)
     expect(page.get_by_test_id("paused")).to_be_visible()
     expect(page.get_by_test_id("decision")).to_have_text(
         re.compile(r"^1\. pause after round 2, .* UTC: Tea\.$")
@@ -113,8 +94,9 @@ def test_a_player_follows_their_games_from_the_tournament_page(
     still = contexts.page(javascript=False)
     still.goto(f"{floe.url}/tournaments/{tournament_id}")
     expect(still.get_by_test_id("paused")).to_be_visible()
-    for part in ("#crosstable", "#decisions", "#status", "#round-start", "#rounds-made"):
-        assert still.locator(part).evaluate(TREE) == page.locator(part).evaluate(TREE), part
+    drawn_alike(
+        still, page, ("#crosstable", "#decisions", "#status", "#round-start", "#rounds-made")
+    )
     expect(still.get_by_test_id("me")).to_be_hidden()  # the server never sees the token
 
     phone = contexts.page(PHONE)
@@ -124,7 +106,7 @@ def test_a_player_follows_their_games_from_the_tournament_page(
 
 
 def test_a_refused_token_is_said_and_forgotten(floe: Floe, contexts: Contexts) -> None:
-    created = create(floe)
+    created = directed_tournament(floe, NAMES)
     tournament_id = created["id"]
     old = created["players"][2]["token"]
     floe.ok("POST", f"/v1/tournaments/{tournament_id}/players/2/token", token=floe.organizer)
@@ -134,3 +116,173 @@ def test_a_refused_token_is_said_and_forgotten(floe: Floe, contexts: Contexts) -
     expect(page.get_by_test_id("me")).to_be_hidden()
     stored = page.evaluate(f"localStorage.getItem('floe:tournament:{tournament_id}')")
     assert stored is None
+
+
+def decision_lines(document: dict[str, Any]) -> list[re.Pattern[str]]:
+    """Each decision's line as the page words it (its time aside)."""
+    players = document["players"]
+    lines = []
+    for d in document["decisions"]:
+        if d["decision"] == "withdraw":
+            what = f"{players[d['player']]['name']} (player {d['player']})"
+        elif d["decision"] == "enter":
+            what = f"{d['name']} as player {d['player']}"
+        else:
+            assert d["decision"] == "correct", d
+            seated = document["rounds"][d["round"] - 1]["games"][d["table"] - 1]["players"]
+            [seat] = d["winners"]
+            name = players[seated[seat]]["name"]
+            what = f"round {d['round']}, table {d['table']}: seat {seat} wins ({name})"
+        head = f"{d['seq']}. {d['decision']} {what} after round {d['rounds_paired']}, "
+        lines.append(re.compile(rf"^{re.escape(head)}.* UTC: {re.escape(d['reason'])}$"))
+    return lines
+
+
+def shows_the_decisions(page: Page, document: dict[str, Any], corrected: dict[str, Any]) -> None:
+    """The page shows the correction of ``corrected`` (a game), the withdrawn player marked,
+    the entered one in the standings, every decision in words, and the standings as the
+    ``document`` has them (places, points, tie-breaks)."""
+    correction = corrected["correction"]
+    [seat] = correction["winners"]
+    winner = document["players"][corrected["players"][seat]]["name"]
+    game = page.locator(f'[data-testid=tournament-game][data-game="{corrected["game_id"]}"]')
+    expect(game.get_by_test_id("correction")).to_have_text(
+        f"corrected by decision {correction['decision']}: seat {seat} wins ({winner})"
+    )
+    expect(page.get_by_test_id("correction")).to_have_count(1)
+    expect(page.get_by_test_id("decision")).to_have_text(decision_lines(document))
+    gone = [p for p in document["players"] if p["withdrawn"]]
+    expect(page.locator("[data-testid=standing][data-withdrawn=true]")).to_have_count(len(gone))
+    for p in gone:
+        row = page.locator(f'[data-testid=standing][data-player="{p["player"]}"]')
+        expect(row).to_have_attribute("data-withdrawn", "true")
+        expect(row.locator("th")).to_have_text(f"{p['name']} (withdrawn)")
+    for p in document["players"]:
+        if not p["withdrawn"]:
+            row = page.locator(f'[data-testid=standing][data-player="{p["player"]}"]')
+            expect(row.locator("th")).to_have_text(p["name"])
+    expect(page.get_by_test_id("standing")).to_have_count(len(document["players"]))
+    assert standings_shown(page) == standings_of(document)
+
+
+def test_the_organizers_decisions_are_shown_live_and_on_first_load(
+    floe: Floe, contexts: Contexts
+) -> None:
+    tiebreaks = ["buchholz", "median_buchholz", "direct_encounter"]
+    created = directed_tournament(floe, NAMES, max_players=5, tiebreaks=tiebreaks)
+    tournament_id = created["id"]
+    url = f"{floe.url}/tournaments/{tournament_id}"
+    tokens = [p["token"] for p in created["players"]]
+    first = start_round(floe, tournament_id)
+    play_round(floe, first, tokens)
+
+    page = contexts.page()
+    page.goto(url)
+    page.evaluate("window.floeLoadedOnce = true")
+    expect(page.locator("#standings-head th")).to_have_text(
+        ["Place", "Player", "Points", "Buchholz", "Median Buchholz", "Direct encounter"]
+    )
+    expect(page.get_by_test_id("tiebreak-rule")).to_have_text(
+        "A win is worth 1 point (shared by joint winners), a bye 1. Equal points are ordered"
+        " by Buchholz, then Median Buchholz, then Direct encounter (more is better); players"
+        " equal on all of them share a place. Names never decide."
+    )
+    expect(page.get_by_test_id("players-count")).to_have_text("4 of at most 5")
+    expect(page.get_by_test_id("decision")).to_have_count(0)
+
+    # live: table 1 of round 1 corrected (seat 1 its sole winner), as the stream brings it
+    game = first["rounds"][0]["games"][0]
+    winner, loser = game["players"][1], game["players"][0]
+    correct = {
+        "decision": "correct",
+        "game_id": game["game_id"],
+        "winners": [1],
+        "reason": "Scoring slip.",
+    }
+    with redrawn(page):
+        decide(floe, tournament_id, correct)
+    li = page.locator(f'[data-testid=tournament-game][data-game="{game["game_id"]}"]')
+    expect(li.get_by_test_id("correction")).to_have_text(
+        f"corrected by decision 1: seat 1 wins ({NAMES[winner]})"
+    )
+    expect(li.get_by_test_id("game-outcome")).to_have_text(re.compile(r"^won by "))  # as played
+    expect(page.get_by_test_id("decision")).to_have_text(
+        [re.compile(rf"^1\. correct round 1, table 1: seat 1 wins \({NAMES[winner]}\) after")]
+    )
+    for player, result in ((winner, "won"), (loser, "lost")):
+        cell = page.locator(f'[data-testid=cross-row][data-player="{player}"] [data-round="1"]')
+        expect(cell).to_have_attribute("data-result", result)
+
+    # live: Bo withdrawn, marked in the standings
+    with redrawn(page):
+        decide(floe, tournament_id, {"decision": "withdraw", "player": 1, "reason": "Ill."})
+    bo = page.locator('[data-testid=standing][data-player="1"]')
+    expect(bo).to_have_attribute("data-withdrawn", "true")
+    expect(bo.locator("th")).to_have_text("Bo (withdrawn)")
+    expect(page.get_by_test_id("decision").nth(1)).to_have_text(
+        re.compile(r"^2\. withdraw Bo \(player 1\) after round 1, .* UTC: Ill\.$")
+    )
+    expect(page.get_by_test_id("players-count")).to_have_text("4 of at most 5, 1 withdrawn")
+
+    # live: Eve entered late, player 4
+    with redrawn(page):
+        answer = decide(
+            floe, tournament_id, {"decision": "enter", "name": "Eve", "reason": "Late."}
+        )
+    entered = answer["entered"]
+    assert entered["player"] == 4
+    eve = page.locator('[data-testid=standing][data-player="4"]')
+    expect(eve.locator("th")).to_have_text("Eve")
+    expect(page.get_by_test_id("decision").nth(2)).to_have_text(
+        re.compile(r"^3\. enter Eve as player 4 after round 1, .* UTC: Late\.$")
+    )
+    expect(page.get_by_test_id("players-count")).to_have_text("5, 1 withdrawn")
+
+    document = floe.ok("GET", f"/v1/tournaments/{tournament_id}")
+    [corrected] = [g for g in document["rounds"][0]["games"] if g["game_id"] == game["game_id"]]
+    assert corrected["correction"] == {"winners": [1], "decision": 1}
+    shows_the_decisions(page, document, corrected)
+    assert page.evaluate("window.floeLoadedOnce") is True, "the page was reloaded"
+
+    # first load: drawn by the server (no JavaScript) and by the script, the same
+    still = contexts.page(javascript=False)
+    still.goto(url)
+    again = contexts.page()
+    again.goto(url)
+    expect(again.get_by_test_id("tournament")).to_have_attribute(
+        "data-change", re.compile(r"^\d+$")
+    )
+    for shown in (still, again):
+        shows_the_decisions(shown, document, corrected)
+        expect(shown.get_by_test_id("players-count")).to_have_text("5, 1 withdrawn")
+    parts = (
+        "#standings-head",
+        "#standings",
+        "#tiebreak-rule",
+        "#players-count",
+        "#decisions",
+        "#rounds",
+        "#crosstable",
+    )
+    drawn_alike(still, page, parts)
+    drawn_alike(still, again, parts)
+
+    # round 2, live: Eve is paired, Bo is not; each of them is told so on their own page
+    with redrawn(page):
+        second = start_round(floe, tournament_id)
+    seated = [p for g in second["rounds"][1]["games"] for p in g["players"]]
+    assert 4 in seated and 1 not in seated, second["rounds"][1]
+    [eves] = [g for g in second["rounds"][1]["games"] if 4 in g["players"]]
+    expect(page.locator('[data-testid=round][data-round="2"] .player-name')).to_contain_text(
+        ["Eve"]
+    )
+    expect(bo).to_have_attribute("data-withdrawn", "true")
+    mine = contexts.page()
+    mine.goto(f"{url}#token={entered['token']}")
+    expect(mine.locator("#me-who")).to_have_text("You are Eve (player 4).")
+    expect(mine.get_by_test_id("my-game")).to_have_attribute("data-game", eves["game_id"])
+    theirs = contexts.page()
+    theirs.goto(f"{url}#token={tokens[1]}")
+    expect(theirs.locator("#me-now")).to_have_text(
+        "The organizer withdrew you: no new game is paired for you."
+    )

@@ -2,39 +2,69 @@
 
 A Swiss tournament of bots is followed from its page until it is finished: round 2 and the
 end arrive by the tournament's stream (the page is never reloaded) and its standings end equal
-to the API's; what the server draws (read without JavaScript) and what the script redraws
-from the stream are the same elements; its game and replay links open the right games. A
-name with HTML in it is shown as text by both. Every wait is one of Playwright's
-expectations, never a sleep.
+to the API's (places, points, a column per tie-break, and the line saying which tie-breaks
+order equal points); what the server draws (read without JavaScript) and what the script
+redraws from the stream are the same elements; its game and replay links open the right
+games. A tournament of the first rules (version 1) shows Buchholz alone. A name with HTML in
+it is shown as text by both. Every wait is one of Playwright's expectations, never a sleep.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from flask import Flask, render_template
+from playwright.sync_api import Page, Route, expect
 
-from tests.support.browser import PHONE, Contexts, Floe
+from domain.tournament import v1
+from domain.tournament.standings import GameResult, as_json_number
+from service.api.pages import POLICY, pages
+from tests.support.browser import (
+    PHONE,
+    Contexts,
+    Floe,
+    create_tournament,
+    directed_tournament,
+    drawn_alike,
+    fits_the_screen,
+    play_round,
+    standings_of,
+    standings_shown,
+    start_round,
+)
 from tests.support.waiting import AT_LENGTH
 
 BOTS = ("random", "greedy")
 #: A whole tournament of bots takes a few seconds on the workers; this is plenty, even on a
 #: busy machine (the expectation is met as soon as the page says "finished").
 FINISH_MS = int(AT_LENGTH * 1000)
-#: The page's elements as a tree (tag, attributes, children; whitespace collapsed and
-#: whitespace between elements dropped), to compare the server's drawing with the script's.
-TREE = """node => {
-    const walk = (n) => n.nodeType === Node.TEXT_NODE
-        ? n.textContent.replace(/\\s+/g, " ")
-        : [n.tagName.toLowerCase(),
-           [...n.attributes].map((a) => `${a.name}=${a.value}`).sort(),
-           [...n.childNodes]
-               .filter((c) => c.nodeType === Node.ELEMENT_NODE
-                   || (c.nodeType === Node.TEXT_NODE && c.textContent.trim()))
-               .map(walk)];
-    return walk(node);
-}"""
+#: The standings' columns and the line under them, for the default tie-breaks.
+DEFAULT_COLUMNS = [
+    "Place",
+    "Player",
+    "Points",
+    "Buchholz cut 1",
+    "Sonneborn-Berger",
+    "Direct encounter",
+    "Wins",
+]
+DEFAULT_RULE = (
+    "A win is worth 1 point (shared by joint winners), a bye 1. Equal points are ordered by"
+    " Buchholz cut 1, then Sonneborn-Berger, then Direct encounter, then Wins (more is"
+    " better); players equal on all of them share a place. Names never decide."
+)
+#: What the server and the script both draw from the document, compared element by element.
+DRAWN = (
+    "#standings-head",
+    "#standings",
+    "#tiebreak-rule",
+    "#players-count",
+    "#rounds",
+    "#status",
+    "#rounds-made",
+)
 
 
 def bots(count: int) -> list[dict[str, Any]]:
@@ -42,29 +72,8 @@ def bots(count: int) -> list[dict[str, Any]]:
 
 
 def create(floe: Floe, players: list[dict[str, Any]], rounds: int) -> dict[str, Any]:
-    """A Swiss tournament of Iceberg at tables of two, created with the organizer token."""
-    body = {
-        "game": "iceberg",
-        "format": "swiss",
-        "table_size": 2,
-        "rounds": rounds,
-        "players": players,
-    }
-    created: dict[str, Any] = floe.ok("POST", "/v1/tournaments", body, token=floe.organizer)
-    return created
-
-
-def standings_shown(page: Page) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = page.get_by_test_id("standing").evaluate_all(
-        """rows => rows.map((row) => ({
-            place: row.cells[0].textContent,
-            player: Number(row.dataset.player),
-            name: row.querySelector(".player-name").textContent,
-            points: row.cells[2].textContent,
-            buchholz: row.cells[3].textContent,
-        }))"""
-    )
-    return rows
+    """A Swiss tournament of Iceberg at tables of two."""
+    return create_tournament(floe, "iceberg", players, rounds, table_size=2)
 
 
 def games_shown(page: Page) -> list[dict[str, Any]]:
@@ -102,10 +111,6 @@ def shows_the_winners(page: Page, document: dict[str, Any], game: dict[str, Any]
             expect(outcome).to_contain_text(f"{player['name']} (seat {seat}")
 
 
-def fits_the_screen(page: Page) -> bool:
-    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
-
-
 def test_a_bot_tournament_is_followed_from_its_page_until_it_is_finished(
     floe: Floe, contexts: Contexts
 ) -> None:
@@ -125,6 +130,9 @@ def test_a_bot_tournament_is_followed_from_its_page_until_it_is_finished(
     expect(page.get_by_test_id("commitment")).to_have_text(created["commitment"])
     expect(page.get_by_test_id("seed-commitment")).to_have_text(created["seed_commitments"])
     expect(page.get_by_test_id("standing")).to_have_count(5)
+    expect(page.locator("#standings-head th")).to_have_text(DEFAULT_COLUMNS)
+    expect(page.get_by_test_id("tiebreak-rule")).to_have_text(DEFAULT_RULE)
+    expect(page.get_by_test_id("players-count")).to_have_text("5")
     first = page.locator('[data-testid=round][data-round="1"]')
     expect(first).to_be_visible()
     expect(first.get_by_test_id("tournament-game")).to_have_count(2)
@@ -149,16 +157,8 @@ def test_a_bot_tournament_is_followed_from_its_page_until_it_is_finished(
 
     final = floe.ok("GET", f"/v1/tournaments/{tournament_id}")
     assert final["status"] == "finished"
-    assert standings_shown(page) == [
-        {
-            "place": str(place),
-            "player": s["player"],
-            "name": s["name"],
-            "points": s["points"],
-            "buchholz": s["buchholz"],
-        }
-        for place, s in enumerate(final["standings"], start=1)
-    ]
+    assert final["tiebreaks"] == ["buchholz_cut1", "sonneborn_berger", "direct_encounter", "wins"]
+    assert standings_shown(page) == standings_of(final)
     assert games_shown(page) == [
         {
             "game_id": g["game_id"],
@@ -174,8 +174,8 @@ def test_a_bot_tournament_is_followed_from_its_page_until_it_is_finished(
     still = contexts.page(javascript=False)
     still.goto(url)
     expect(still.get_by_test_id("status")).to_have_text("finished")
-    for part in ("#standings", "#rounds", "#status", "#rounds-made"):
-        assert still.locator(part).evaluate(TREE) == page.locator(part).evaluate(TREE), part
+    drawn_alike(still, page, DRAWN)
+    expect(still.locator("#standings-head th")).to_have_text(DEFAULT_COLUMNS)
     expect(still.get_by_test_id("export")).to_be_visible()
 
     # the links open the right games
@@ -243,3 +243,91 @@ def test_an_unknown_tournament_is_404_and_the_page_fits_a_phone(
     page.locator("summary", has_text="Seed commitments").click()  # the <details> opens
     expect(page.get_by_test_id("seed-commitment").first).to_be_visible()
     assert fits_the_screen(page), "the tournament page is wider than a phone"
+
+
+def as_first_rules(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` as the service gives it for a tournament stored before rules had versions
+    (rules version 1): no tie-breaks, no late entries, no ratings; standings by points, then
+    Buchholz, then name, every place its own (``domain.tournament.v1``)."""
+    names = [p["name"] for p in document["players"]]
+    results = [
+        GameResult(tuple(g["players"]), tuple(g["outcome"]["winners"]))
+        for r in document["rounds"]
+        for g in r["games"]
+        if g["outcome"] is not None
+    ]
+    byes = [p for r in document["rounds"] for p in r["byes"]]
+    standings = [
+        {
+            "player": s.player,
+            "name": s.name,
+            "place": str(place),
+            "points": as_json_number(s.points),
+            "buchholz": as_json_number(s.buchholz),
+            "tiebreaks": {},
+        }
+        for place, s in enumerate(v1.standings(names, results, byes), start=1)
+    ]
+    return {
+        **document,
+        "rules_version": "1",
+        "tiebreaks": [],
+        "max_players": len(names),
+        "players": [{**p, "rating": None} for p in document["players"]],
+        "standings": standings,
+    }
+
+
+def serve(page: Page, floe: Floe, shown: dict[str, Any], streamed: dict[str, Any]) -> None:
+    """``page`` gets the tournament's page drawn by the service's own template from
+    ``shown``, and its stream sends ``streamed`` (then nothing for ten minutes)."""
+    app = Flask(__name__)
+    app.register_blueprint(pages)
+    with app.app_context():
+        html = render_template("tournament.html", t=shown)
+
+    def send_page(route: Route) -> None:
+        headers = {"Content-Security-Policy": POLICY}
+        route.fulfill(content_type="text/html; charset=utf-8", headers=headers, body=html)
+
+    def send_stream(route: Route) -> None:
+        body = f"retry: 600000\n\nid: 1\nevent: tournament\ndata: {json.dumps(streamed)}\n\n"
+        route.fulfill(content_type="text/event-stream", body=body)
+
+    here = f"{floe.url}/tournaments/{shown['id']}"
+    page.route(here, send_page)
+    page.route(f"{floe.url}/v1/tournaments/{shown['id']}/stream", send_stream)
+
+
+def test_a_tournament_of_the_first_rules_shows_buchholz_alone(
+    floe: Floe, contexts: Contexts
+) -> None:
+    """No tournament of rules version 1 can be made any more: the page of a real one is
+    drawn (by the template, then by the script from the stream) from its documents made as
+    the service makes them for a tournament stored before rules had versions."""
+    created = directed_tournament(floe, ["Di", "Cy", "Bo", "Ada"], rounds=1)
+    tokens = [p["token"] for p in created["players"]]
+    started = start_round(floe, created["id"])
+    play_round(floe, started, tokens)
+    played = as_first_rules(floe.ok("GET", f"/v1/tournaments/{created['id']}"))
+    url = f"{floe.url}/tournaments/{created['id']}"
+
+    still = contexts.page(javascript=False)
+    serve(still, floe, played, played)
+    still.goto(url)
+    live = contexts.page()
+    serve(live, floe, as_first_rules(started), played)
+    live.goto(url)
+    expect(live.get_by_test_id("tournament")).to_have_attribute("data-change", "1")
+    for page in (still, live):
+        expect(page.locator("#standings-head th")).to_have_text(
+            ["Place", "Player", "Points", "Buchholz"]
+        )
+        expect(page.get_by_test_id("tiebreak-rule")).to_have_text(
+            "A win is worth 1 point (shared by joint winners), a bye 1. Equal points go to the"
+            " higher Buchholz (the sum of each opponent's points), then to the name: this"
+            " tournament keeps the first rules (version 1)."
+        )
+        expect(page.get_by_test_id("players-count")).to_have_text("4")
+        assert standings_shown(page) == standings_of(played)
+    drawn_alike(still, live, DRAWN)

@@ -243,6 +243,7 @@ CODE_FIRST = frozenset(
         "Forbidden",
         "NotFound",
         "Conflict",
+        "DecisionError",  # a director's decision the domain refuses (400 or 409)
         "bad_request",
         "__init__",  # super().__init__(code, message) in ServiceError's subclasses
     }
@@ -326,7 +327,9 @@ def test_a_plugin_game_joins_a_spec_built_with_it() -> None:
     document = build({**GAMES, PIG.name: PIG})
     schemas = document["components"]["schemas"]
     assert {"PigState", "PigRoll", "PigHold", "PigAction", "PigOptions", "PigView"} <= set(schemas)
-    assert "pig" in schemas["GameName"]["enum"] and "nothing_to_hold" in schemas["ErrorCode"]["enum"]
+    assert (
+        "pig" in schemas["GameName"]["enum"] and "nothing_to_hold" in schemas["ErrorCode"]["enum"]
+    )
     assert schemas["GameView"]["discriminator"]["mapping"]["pig"].endswith("/PigView")
     validate(document)
     assert "Pig" not in SPEC_PATH.read_text(encoding="utf-8")
@@ -1755,7 +1758,10 @@ def check_tournament_director(
 
     # POST /v1/tournaments/{tournament_id}/rounds
     manual = api.post(
-        new, token=ORGANIZER, json_body={**swiss, "round_start": "manual"}, expect=201
+        new,
+        token=ORGANIZER,
+        json_body={**swiss, "round_start": "manual", "max_players": 4},
+        expect=201,
     )
     assert manual.body["status"] == "open" and manual.body["rounds"] == []
     rounds = f"{new}/{manual.body['id']}/rounds"
@@ -1796,7 +1802,10 @@ def check_tournament_director(
     api.post(decisions, token=ORGANIZER, data="{", expect=400, code="malformed_json")
     malformed: list[tuple[Any, str]] = [
         ([pause], "invalid_body"),
-        ({"decision": "withdraw", "player": 1, "reason": "Gone."}, "unknown_decision"),
+        ({"decision": "withdraw", "player": "1", "reason": "Gone."}, "invalid_field"),
+        ({"decision": "enter", "reason": "Late."}, "missing_field"),
+        ({"decision": "correct", "game_id": "x", "winners": [], "reason": "r"}, "invalid_field"),
+        ({"decision": "nap", "reason": "Gone."}, "unknown_decision"),
         ({"reason": "Gone."}, "unknown_decision"),
         ({"decision": "pause", "reason": "r", "until": 3}, "unexpected_field"),
         ({"decision": "pause"}, "missing_field"),
@@ -1812,6 +1821,37 @@ def check_tournament_director(
     resume = {"decision": "resume", "reason": "Back."}
     api.post(decisions, token=ORGANIZER, json_body=resume, expect=201)
     api.post(decisions, token=ORGANIZER, json_body=resume, expect=409, code="not_paused")
+    first_game = started["rounds"][0]["games"][0]["game_id"]
+    refusals: list[tuple[dict[str, Any], str]] = [
+        ({"decision": "withdraw", "player": 7, "reason": "r"}, "unknown_player"),
+        ({"decision": "enter", "name": "Ada", "reason": "r"}, "name_taken"),
+        (
+            {"decision": "correct", "game_id": "0" * 16, "winners": [], "reason": "r"},
+            "no_such_game",
+        ),
+        (
+            {"decision": "correct", "game_id": first_game, "winners": [], "reason": "r"},
+            "game_in_play",
+        ),
+        (
+            {"decision": "correct", "game_id": first_game, "winners": [5], "reason": "r"},
+            "unknown_winner",
+        ),
+    ]
+    for body, code in refusals:
+        api.post(decisions, token=ORGANIZER, json_body=body, expect=409, code=code)
+    late = {"decision": "enter", "name": "Eve", "reason": "Late."}
+    entered = api.post(decisions, token=ORGANIZER, json_body=late, expect=201).body
+    assert entered["entered"]["player"] == 3 and entered["entered"]["token"]
+    full = {**late, "name": "Fay"}
+    api.post(decisions, token=ORGANIZER, json_body=full, expect=409, code="tournament_full")
+    gone = {"decision": "withdraw", "player": 1, "reason": "Gone."}
+    withdrawn = api.post(decisions, token=ORGANIZER, json_body=gone, expect=201).body
+    assert withdrawn["players"][1]["withdrawn"] is True and withdrawn["entered"] is None
+    assert withdrawn["rounds"][0]["games"][0]["status"] == "over"  # forfeited for Bo
+    ruling = {"decision": "correct", "game_id": first_game, "winners": [], "reason": "Ruling."}
+    ruled = api.post(decisions, token=ORGANIZER, json_body=ruling, expect=201).body
+    assert ruled["rounds"][0]["games"][0]["correction"] == {"winners": [], "decision": 5}
     cancel = {"decision": "cancel", "reason": "Closed."}
     cancelled = api.post(decisions, token=ORGANIZER, json_body=cancel, expect=201).body
     assert cancelled["status"] == "cancelled"
@@ -1822,7 +1862,8 @@ def check_tournament_director(
     api.post(done, token=ORGANIZER, json_body=pause, expect=409, code="tournament_finished")
     header = api.get(f"{new}/{manual.body['id']}/export", expect=200).body[0]["tournament"]
     assert header["round_start"] == "manual"
-    assert [d["decision"] for d in header["decisions"]] == ["pause", "resume", "cancel"]
+    kinds = [d["decision"] for d in header["decisions"]]
+    assert kinds == ["pause", "resume", "enter", "withdraw", "correct", "cancel"]
 
 
 def check_replays(api: CheckedClient, finished: str) -> None:

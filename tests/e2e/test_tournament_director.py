@@ -19,147 +19,31 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.bootstrap import Floe
+from domain.tournament.plan import Plan
 from service.clock import millis
 from service.jobs.timers import TIMERS_KEY, Timers
 from service.tournaments.store import RUNNING, tournament_key
 from tests.support.api import ORGANIZER, bearer
-from tests.support.replay_cli import floe as floe_cli
+from tests.support.tournament_api import (
+    GAME,
+    bots,
+    create,
+    decide,
+    document,
+    events,
+    floe_of,
+    people,
+    play_round,
+    refused,
+    start_round,
+    stored_rounds,
+    swiss,
+    tokens_of,
+    verify,
+    worth,
+)
 from tests.support.waiting import AT_LENGTH, PROMPTLY, wait_for, wait_until
 from tests.support.workers import StartWorker
-
-#: Arktia draws nothing, so people play it with no worker; two turns end a game.
-QUICK = {"turn_limit": 2}
-
-
-def people(count: int) -> list[dict[str, Any]]:
-    return [{"name": f"p{i}"} for i in range(count)]
-
-
-def bots(count: int) -> list[dict[str, Any]]:
-    return [{"name": f"bot{i}", "bot": "random"} for i in range(count)]
-
-
-def swiss(players: list[dict[str, Any]], rounds: int = 2, **extra: Any) -> dict[str, Any]:
-    return {
-        "game": "arktia",
-        "format": "swiss",
-        "rounds": rounds,
-        "players": players,
-        "options": QUICK,
-        **extra,
-    }
-
-
-def create(client: FlaskClient, payload: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/v1/tournaments", json=payload, headers=bearer(ORGANIZER))
-    assert response.status_code == 201, response.get_json()
-    created: dict[str, Any] = response.get_json()
-    return created
-
-
-def document(client: FlaskClient, tournament_id: str) -> dict[str, Any]:
-    response = client.get(f"/v1/tournaments/{tournament_id}")
-    assert response.status_code == 200, response.get_json()
-    found: dict[str, Any] = response.get_json()
-    return found
-
-
-def tokens_of(created: dict[str, Any]) -> dict[int, str]:
-    return {p["player"]: p["token"] for p in created["players"] if p["token"]}
-
-
-def decide(
-    client: FlaskClient,
-    tournament_id: str,
-    decision: str,
-    token: str | None = ORGANIZER,
-    **body: Any,
-) -> Any:
-    payload = {"decision": decision, "reason": f"the director: {decision}", **body}
-    headers = bearer(token) if token else {}
-    return client.post(f"/v1/tournaments/{tournament_id}/decisions", json=payload, headers=headers)
-
-
-def start_round(client: FlaskClient, tournament_id: str, token: str | None = ORGANIZER) -> Any:
-    headers = bearer(token) if token else {}
-    return client.post(f"/v1/tournaments/{tournament_id}/rounds", headers=headers)
-
-
-def refused(response: Any, status: int, code: str) -> None:
-    assert response.status_code == status, response.get_json()
-    assert response.get_json()["error"]["code"] == code, response.get_json()
-
-
-def floe_of(app: Flask) -> Floe:
-    floe: Floe = app.extensions["floe"]
-    return floe
-
-
-def stored_rounds(redis_client: redis.Redis, tournament_id: str) -> list[dict[str, Any]]:
-    """The rounds as the record keeps them (outcomes and end time once a round is over)."""
-    raw = redis_client.hget(tournament_key(tournament_id), "rounds")
-    rounds: list[dict[str, Any]] = json.loads(raw or b"[]")
-    return rounds
-
-
-def play_once(client: FlaskClient, game_id: str, token: str, rng: random.Random) -> bool:
-    """One random legal action of ``token``'s seat, if it has any now."""
-    headers = bearer(token)
-    legal = client.get(f"/v1/games/{game_id}/legal-actions", headers=headers).get_json()
-    if not legal["actions"]:
-        return False
-    posted = client.post(
-        f"/v1/games/{game_id}/actions",
-        json={
-            "action": rng.choice(legal["actions"]),
-            "expected_version": legal["version"],
-            "command_id": f"move-{legal['version']}",
-        },
-        headers=headers,
-    )
-    assert posted.status_code in (201, 202), posted.get_json()
-    return True
-
-
-def play_round(
-    client: FlaskClient, tournament_id: str, tokens: dict[int, str], rng: random.Random
-) -> None:
-    """People play the latest round (of Arktia, which draws nothing) until its games are
-    over; every turn is theirs, so this never waits on anything."""
-    for _ in range(1000):
-        games = document(client, tournament_id)["rounds"][-1]["games"]
-        if all(g["status"] == "over" for g in games):
-            return
-        moved = False
-        for game in games:
-            for player in game["players"]:
-                if game["status"] == "active" and player in tokens:
-                    moved = play_once(client, game["game_id"], tokens[player], rng) or moved
-        assert moved, f"nobody could move in {games}"
-    raise AssertionError("the round never ended")
-
-
-def worth(game: dict[str, Any], seat: int) -> tuple[str, str]:
-    """A seat's result in a game that is over, and its points."""
-    winners = game["outcome"]["winners"]
-    if seat not in winners:
-        return "lost", "0"
-    return ("won", "1") if len(winners) == 1 else ("shared", f"1/{len(winners)}")
-
-
-def events(client: FlaskClient, game_id: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
-    return found
-
-
-def verify(tmp_path: Path, name: str, text: str) -> tuple[int, str]:
-    """``floe replay verify`` on ``text``: its exit status (0: ok) and what it said."""
-    path = tmp_path / name
-    path.write_text(text)
-    verified = floe_cli("verify", str(path))
-    return verified.returncode, verified.stdout + verified.stderr
-
 
 # ----- rounds started by the organizer's hand ------------------------------------------------
 
@@ -490,9 +374,21 @@ def test_decisions_are_refused_in_order_and_refusals_write_nothing(
     before = redis_client.hgetall(tournament_key(tournament_id))
     ok = {"decision": "pause", "reason": "r"}
     for body, code in [
-        ({"decision": "withdraw", "player": 1, "reason": "r"}, "unknown_decision"),
-        ({"decision": "enter", "name": "Eve", "reason": "r"}, "unknown_decision"),
-        ({"decision": "correct", "game_id": "x", "winners": [], "reason": "r"}, "unknown_decision"),
+        ({"decision": "withdraw", "reason": "r"}, "missing_field"),
+        ({"decision": "withdraw", "player": "1", "reason": "r"}, "invalid_field"),
+        ({"decision": "enter", "name": "Eve", "player": 2, "reason": "r"}, "unexpected_field"),
+        ({"decision": "enter", "name": "Eve", "bot": "wizard", "reason": "r"}, "invalid_field"),
+        ({"decision": "enter", "name": "E\nve", "reason": "r"}, "invalid_field"),
+        ({"decision": "enter", "name": "x" * 65, "reason": "r"}, "invalid_field"),
+        ({"decision": "correct", "game_id": "x", "winners": [], "reason": "r"}, "invalid_field"),
+        (
+            {"decision": "correct", "game_id": GAME, "winners": [0, 0], "reason": "r"},
+            "invalid_field",
+        ),
+        (
+            {"decision": "correct", "game_id": GAME, "round": 1, "winners": [], "reason": "r"},
+            "unexpected_field",
+        ),
         ({"decision": "nap", "reason": "r"}, "unknown_decision"),
         ({"reason": "r"}, "unknown_decision"),
         ({"decision": "pause"}, "missing_field"),
@@ -512,6 +408,15 @@ def test_decisions_are_refused_in_order_and_refusals_write_nothing(
     )
     refused(unknown, 404, "tournament_not_found")
     refused(client.post(here, data="{", headers=bearer(ORGANIZER)), 400, "malformed_json")
+    # Well-formed, and refused by the tournament as it stands: 409 with the domain's code.
+    for body, code in [
+        ({"decision": "withdraw", "player": 1, "reason": "r"}, "too_few_players"),
+        ({"decision": "withdraw", "player": 7, "reason": "r"}, "unknown_player"),
+        ({"decision": "enter", "name": "Eve", "reason": "r"}, "too_late"),
+        ({"decision": "correct", "game_id": GAME, "winners": [], "reason": "r"}, "no_such_game"),
+        ({"decision": "resume", "reason": "r"}, "not_paused"),
+    ]:
+        refused(client.post(here, json=body, headers=bearer(ORGANIZER)), 409, code)
     assert redis_client.hgetall(tournament_key(tournament_id)) == before
 
 
@@ -741,3 +646,47 @@ def test_the_crosstable_shows_every_players_every_round(client: FlaskClient) -> 
             assert entry["game_id"] == game["game_id"] and entry["seat"] == seat
             assert entry["opponents"] == [p for p in game["players"] if p != row["player"]]
             assert (entry["result"], entry["points"]) == worth(game, seat)
+
+
+# ----- the plan: ratings, tie-breaks, room for late entries ------------------------------------
+
+
+def test_ratings_seed_round_one_and_the_tiebreaks_asked_for_order_the_standings(
+    client: FlaskClient,
+) -> None:
+    ratings = [1200, 2100, 1500, 1800, 1650, 1900]
+    rated = [{**p, "rating": r} for p, r in zip(people(6), ratings, strict=True)]
+    tiebreaks = ["wins", "median_buchholz"]
+    created = create(client, swiss(rated, rounds=3, tiebreaks=tiebreaks, max_players=8))
+    assert [p["rating"] for p in created["players"]] == ratings
+    assert created["tiebreaks"] == tiebreaks and created["max_players"] == 8
+    assert len(created["seed_commitments"]) == 3 * 4  # room for 8 players a round
+    by_rating = Plan.of("swiss", 6, 2, 3, ratings=ratings).next_round([])
+    by_number = Plan.of("swiss", 6, 2, 3).next_round([])
+    assert by_rating.tables != by_number.tables  # the ratings mattered
+    tables = [tuple(g["players"]) for g in created["rounds"][0]["games"]]
+    assert tables == [t.players for t in by_rating.tables]
+    assert all(set(s["tiebreaks"]) == set(tiebreaks) for s in created["standings"])
+    header = csv.reader(
+        io.StringIO(
+            client.get(f"/v1/tournaments/{created['id']}/standings.csv").get_data(as_text=True)
+        )
+    )
+    assert next(header) == ["place", "player", "name", "points", *tiebreaks]
+
+
+def test_a_plan_is_checked_whole_at_creation(client: FlaskClient) -> None:
+    def refused_plan(payload: dict[str, Any], code: str, words: str) -> None:
+        response = client.post("/v1/tournaments", json=payload, headers=bearer(ORGANIZER))
+        refused(response, 400, code)
+        assert words in response.get_json()["error"]["message"], response.get_json()
+
+    some_rated: list[dict[str, Any]] = [{"name": "a", "rating": 1500}, {"name": "b"}, {"name": "c"}]
+    refused_plan(swiss(some_rated), "invalid_tournament", "every player a rating")
+    refused_plan(swiss(people(4), tiebreaks=["wins", "wins"]), "invalid_tournament", "once")
+    refused_plan(swiss(people(4), tiebreaks=["coin_toss"]), "invalid_body", "tiebreaks")
+    refused_plan(swiss(people(4), max_players=3), "invalid_tournament", "max_players")
+    robin = {**swiss(people(4)), "format": "round_robin", "rounds": None}
+    refused_plan({**robin, "max_players": 6}, "invalid_tournament", "late entries")
+    rated = [{**p, "rating": 1500} for p in people(4)]
+    refused_plan({**robin, "players": rated}, "invalid_tournament", "ratings")

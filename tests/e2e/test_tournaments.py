@@ -219,7 +219,20 @@ def test_every_seed_is_committed_at_creation_and_round_one_starts_at_once(
     # Standings already count the bye: a point, and for Buchholz a game against a virtual
     # opponent with the player's own points (FIDE).
     standings = document(client, created["id"])["standings"]
-    assert standings[0] == {"player": 6, "name": "bot04", "points": "1", "buchholz": "1"}
+    # A bye is a win over a virtual opponent with the player's own points (FIDE).
+    assert standings[0] == {
+        "player": 6,
+        "name": "bot04",
+        "place": "1",
+        "points": "1",
+        "buchholz": "1",
+        "tiebreaks": {
+            "buchholz_cut1": "0",
+            "sonneborn_berger": "1",
+            "direct_encounter": "0",
+            "wins": "0",
+        },
+    }
 
 
 def test_a_players_one_token_seats_them_in_each_of_their_games_and_nowhere_else(

@@ -20,7 +20,7 @@ import pytest
 from replay.tournament import TournamentVerdict, audit_tournament
 from tests.support.reference_games import read_jsonl
 from tests.support.replay_cli import floe, rechain, reference
-from tests.support.tournament_exports import Export, Player, build
+from tests.support.tournament_exports import Export, Player, build, claimed_crosstable
 
 NAMES: list[Player] = ["Ada", "Bo", "Cy", "Di", ("Ed", "random")]
 
@@ -109,6 +109,18 @@ def seat_as(export: Export, data: dict[str, Any], seat: int, player: int) -> Non
     data["seats"][seat] = {"seat": seat, "name": listed["name"], "bot": listed["bot"]}
 
 
+def crosstable_block(export: Export, path: Path) -> list[list[str]]:
+    """The crosstable as the CLI prints it after the verdict (each line split on spaces):
+    its title, the header, a row per player and the key."""
+    rows = claimed_crosstable(export.manifest)
+    rounds = [f"r{n}" for n in range(1, len(rows[0]) - 2)]
+    return [
+        f"{path} crosstable, from the verified games and the corrections:".split(),
+        ["player", "name", "points", *rounds],
+        *(" ".join(row).split() for row in rows),
+    ]
+
+
 def standings_rows(export: Export) -> list[list[str]]:
     """The published standings as the CLI's table shows them: place (shared, at version 2),
     name, points, Buchholz, and each tie-break (version 2)."""
@@ -146,8 +158,15 @@ def test_an_honest_tournament_verifies_ok_through_the_cli(tmp_path: Path, kind: 
     shown = [line.split() for line in lines[at + 2 : at + 2 + players]]
     assert shown == standings_rows(export)
     rounds = manifest["planned_rounds"]
-    assert lines[at + 2 + players :] == [
-        f"{path} (tournament {manifest['id']}): ok ({len(games)} games, {rounds} of {rounds} rounds)",
+    at += 2 + players
+    verdict = f"{path} (tournament {manifest['id']}): ok ({len(games)} games, {rounds} of {rounds} rounds)"
+    assert lines[at] == verdict
+    # Then the crosstable (the results' cells, opponents by number) and its key; no decisions.
+    shown = [line.split() for line in lines[at + 1 : at + 3 + players]]
+    assert shown == crosstable_block(export, path)
+    assert lines[at + 3 + players :] == [
+        "  key: W won, D shared the win, L lost (or nobody won), against the players numbered; "
+        "? no verified result; * corrected; - not in the round",
         "1 ok, 0 incomplete, 0 failed",
     ]
 
@@ -173,7 +192,42 @@ def test_json_gives_one_object_for_the_tournament(tmp_path: Path) -> None:
     published = [{k: v for k, v in s.items() if k != "place"} for s in export.manifest["standings"]]
     assert standings == published
     assert (tournament["rules_version"], tournament["cancelled"]) == ("2", False)
-    assert [s["place"] for s in tournament["standings"]] == [1, 2, 3, 4, 5]
+    # At rules version 2 a place is the standings' own (shared: "3-4"), as published.
+    assert [s["place"] for s in tournament["standings"]] == [
+        s["place"] for s in export.manifest["standings"]
+    ]
+    assert tournament["decisions"] == []
+    rows = tournament["crosstable"]
+    assert [(r["player"], r["name"]) for r in rows] == [
+        (0, "Ada"),
+        (1, "Bo"),
+        (2, "Cy"),
+        (3, "Di"),
+        (4, "Ed"),
+    ]
+    assert [r["points"] for r in rows] == [row[2] for row in claimed_crosstable(export.manifest)]
+    first = export.listed(1, 1)
+    cell = rows[first["players"][0]]["rounds"][0]
+    assert cell == {
+        "round": 1,
+        "game_id": first["game_id"],
+        "table": 1,
+        "seat": 0,
+        "opponents": first["players"][1:],
+        "result": "won" if first["outcome"]["winners"] == [0] else "lost",
+        "points": "1" if first["outcome"]["winners"] == [0] else "0",
+        "corrected": False,
+    }
+    assert {c["result"] for r in rows for c in r["rounds"]} <= {"won", "lost", "shared", "bye"}
+
+
+def test_a_version_1_export_numbers_its_json_places() -> None:
+    """What version 1 wrote before places could be shared: the row's number."""
+    places = [s["place"] for s in audit(old_swiss()).to_json()["standings"]]
+    assert places == [1, 2, 3, 4, 5]
+    export = build("iceberg", "swiss", ["Ada", "Bo", "Cy", "Di"], rounds=1)
+    places = [s["place"] for s in audit(export).to_json()["standings"]]
+    assert places == ["1-2", "1-2", "3-4", "3-4"]  # two winners, two losers: equal pairs
 
 
 @pytest.mark.processes
@@ -185,13 +239,21 @@ def test_an_export_taken_while_games_are_played_is_incomplete(tmp_path: Path) ->
     assert result.returncode == 1, result.stdout
     lines = result.stdout.splitlines()
     assert lines[5] == f"{path} {name(export, 3, 2)}: incomplete ({len(export.log(3, 2))} events)"
-    assert lines[-2] == (
+    assert lines[13] == (
         f"{path} (tournament {export.manifest['id']}): incomplete: 1 game not over "
         "(6 games, 3 of 3 rounds)"
     )
     assert lines[-1] == "0 ok, 1 incomplete, 0 failed"
     shown = [line.split() for line in lines[8:13]]
     assert shown == standings_rows(export)  # the games over and every bye so far
+    # The crosstable shows the game not over as "? <opponent>" for both its players.
+    crosstable = [line.split() for line in lines[14:21]]
+    assert crosstable == crosstable_block(export, path)
+    waiting = export.listed(3, 2)["players"]
+    assert [crosstable[2 + p][-2:] for p in waiting] == [
+        ["?", str(waiting[1])],
+        ["?", str(waiting[0])],
+    ]
 
 
 def test_rounds_not_yet_made_are_incomplete() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -20,15 +21,16 @@ from typing import Any
 
 import pytest
 
+from domain.tournament.export import MANIFEST_FIELDS
 from domain.tournament.standings import DEFAULT_TIEBREAKS
 from replay.tournament import TournamentVerdict, audit_tournament
 from tests.support.replay_cli import floe
-from tests.support.tournament_exports import Export, Player, build
+from tests.support.tournament_exports import Export, Player, build, claimed_crosstable
 
 NAMES: list[Player] = ["Ada", "Bo", "Cy", "Di", ("Ed", "random")]
 FIELD: list[Player] = ["Ada", "Bo", "Cy", "Di", "Ed", "Flo", ("Gus", "random")]
 #: Made with 1 round paired: Cy withdraws, Hal enters (player 7), a pause and its resume; with
-#: 2 paired: round 1 table 1 corrected to nobody winning.
+#: 2 paired: round 1 table 1 corrected to nobody winning (the builder names the game by its id).
 DECISIONS: dict[int, list[dict[str, Any]]] = {
     1: [
         {"decision": "withdraw", "player": 2, "reason": "Ill."},
@@ -47,20 +49,7 @@ OLD_EXPORTS = {
     "round-robin": "d613b935719032b5ef26e5e4d8479945e9e32638d8acfd6cf2ce308690c1e443",
 }
 #: The manifest fields of every export before versions (and ``clock`` with one).
-OLD_FIELDS = {
-    "id",
-    "game",
-    "format",
-    "table_size",
-    "planned_rounds",
-    "options",
-    "created_at",
-    "commitment",
-    "seed_commitments",
-    "players",
-    "rounds",
-    "standings",
-}
+OLD_FIELDS = set(MANIFEST_FIELDS)
 
 
 @cache
@@ -251,6 +240,13 @@ def test_a_directed_tournament_verifies_ok_through_the_cli(tmp_path: Path) -> No
     path = directed().write(tmp_path / "directed.ndjson")
     result = floe("verify", str(path))
     assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert f"{path} crosstable, from the verified games and the corrections:" in lines
+    assert lines[-2].startswith(f"{path} decision 5 (correct) after round 2: game ")
+    assert lines[-1] == "1 ok, 0 incomplete, 0 failed"
+    verdict = json.loads(floe("verify", "--json", str(path)).stdout)
+    assert [d["seq"] for d in verdict["decisions"]] == [1, 2, 3, 4, 5]
+    assert len(verdict["crosstable"]) == 8
 
 
 @pytest.mark.parametrize("seq", [1, 2, 3, 4, 5])
@@ -351,6 +347,122 @@ def test_a_decision_that_could_not_have_been_taken_fails() -> None:
     fix = decisions_of(export)[4]
     fix["round"] = 4  # round 4 was not paired when it was made
     assert "decision 5: no_such_game: round 4 is not paired" in failed(export).problems
+
+
+def test_a_correction_names_its_game_by_id_and_where_it_was_played() -> None:
+    fix = decisions_of(directed())[4]
+    assert fix["game_id"] == directed().listed(1, 1)["game_id"]
+    assert (fix["round"], fix["table"], fix["winners"]) == (1, 1, [])
+
+
+def test_a_correction_naming_another_game_fails() -> None:
+    """The id tampered with (another game's, the pairings and standings untouched): the
+    record no longer says which game the director corrected."""
+    export = directed().copy()
+    other = export.listed(2, 1)["game_id"]
+    decisions_of(export)[4]["game_id"] = other
+    assert failed(export).problems == (
+        f"decision 5 (correct): game {other} is not the game of round 1 table 1 "
+        f"(game {export.listed(1, 1)['game_id']} is)",
+    )
+
+
+# ----- what the verdict shows: the crosstable and the decisions ------------------------------
+
+
+def test_the_report_ends_with_the_crosstable_and_the_decisions() -> None:
+    export = directed()
+    verdict = audit(export)
+    lines = verdict.report()
+    at = lines.index(str(verdict))  # the verdict on the set, then the crosstable
+    assert lines[at + 1] == "t.ndjson crosstable, from the verified games and the corrections:"
+    assert lines[at + 2].split() == ["player", "name", "points", "r1", "r2", "r3", "r4"]
+    rows = [line.split() for line in lines[at + 3 : at + 11]]
+    assert rows == [" ".join(row).split() for row in claimed_crosstable(export.manifest)]
+    assert lines[at + 11].startswith("  key: W won, D shared the win")
+    fixed = export.listed(1, 1)
+    assert lines[at + 12 :] == [
+        't.ndjson decision 1 (withdraw) after round 1: player 2 (Cy) withdrawn — "Ill."',
+        't.ndjson decision 2 (enter) after round 1: player 7 (Hal) entered — "Came late."',
+        't.ndjson decision 3 (pause) after round 1 — "Lunch."',
+        't.ndjson decision 4 (resume) after round 1 — "After lunch."',
+        f"t.ndjson decision 5 (correct) after round 2: game {fixed['game_id']}, round 1 table 1, "
+        'winners: none (nobody won) — "Misread."',
+    ]
+    # Cy withdrawn after round 1, Hal entered then: absent from the rounds they missed.
+    assert rows[2][-3:] == ["-", "-", "-"] and rows[7][3] == "-"
+
+
+def test_the_crosstable_counts_the_corrected_results() -> None:
+    """Round 1 table 1 ended with a winner; corrected to nobody winning, it gives both
+    players a loss, marked corrected, and the points are the recomputed standings'."""
+    export = directed()
+    verdict = audit(export)
+    fixed = export.listed(1, 1)
+    assert fixed["outcome"]["winners"] != []
+    for seat, player in enumerate(fixed["players"]):
+        cell = verdict.crosstable[player].rounds[0]
+        assert (cell.result, cell.points, cell.corrected, cell.seat) == ("lost", 0, True, seat)
+        assert str(cell) == f"L {fixed['players'][1 - seat]}*"
+    points = {s.player: s.points for s in verdict.standings}
+    assert {row.player: row.points for row in verdict.crosstable} == points
+
+
+def test_a_correction_wins_over_the_log_in_the_crosstable_only_when_recorded() -> None:
+    """Without the correction (dropped, and the rest hidden), the game counts as it ended."""
+    export = directed().copy()
+    del decisions_of(export)[4]
+    verdict = audit(export)
+    fixed = export.listed(1, 1)
+    winner = fixed["players"][fixed["outcome"]["winners"][0]]
+    assert verdict.crosstable[winner].rounds[0].result == "won"
+    assert not any(c.corrected for row in verdict.crosstable for c in row.rounds)
+
+
+def test_the_json_verdict_lists_the_decisions_and_the_crosstable() -> None:
+    export = directed()
+    found = audit(export).to_json()
+    assert found["decisions"] == decisions_of(export)  # as recorded
+    assert list(found)[:11] == [
+        "file",
+        "tournament_id",
+        "status",
+        "reason",
+        "rounds",
+        "planned_rounds",
+        "cancelled",
+        "rules_version",
+        "games",
+        "problems",
+        "unchecked",
+    ]
+    assert list(found)[11:] == ["standings", "crosstable", "decisions"]
+    rows = found["crosstable"]
+    assert [row["name"] for row in rows] == ["Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
+    assert [row["points"] for row in rows] == [
+        row[2] for row in claimed_crosstable(export.manifest)
+    ]
+    hal = rows[7]["rounds"]
+    assert hal[0] == {
+        "round": 1,
+        "game_id": None,
+        "table": None,
+        "seat": None,
+        "opponents": [],
+        "result": "absent",
+        "points": None,
+        "corrected": False,
+    }
+    assert [s["place"] for s in found["standings"]] == [
+        s["place"] for s in export.manifest["standings"]
+    ]
+
+
+def test_a_failed_manifest_has_no_crosstable_nor_decisions() -> None:
+    export = directed().copy()
+    export.manifest["rules_version"] = "3"
+    found = failed(export).to_json()
+    assert (found["crosstable"], found["decisions"], found["standings"]) == ([], [], [])
 
 
 # ----- cancelled, paused, round_start ------------------------------------------------------------

@@ -1,5 +1,7 @@
 """The browser tests' harness: Debian's Chromium through Playwright, a served Floe, and the
-screen sizes every page is checked at."""
+screen sizes every page is checked at; and what the tournament pages' tests share: making a
+tournament and playing its rounds through the API, the organizer's decisions, waiting for the
+page to draw what the stream brought, and comparing what the server drew with the script's."""
 
 from __future__ import annotations
 
@@ -8,11 +10,13 @@ import os
 import re
 import urllib.error
 import urllib.request
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Page, Route
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
 from tests.support.waiting import PROMPTLY
 
@@ -126,3 +130,121 @@ class Contexts:
 
     def page(self, viewport: dict[str, int] | None = None, *, javascript: bool = True) -> Page:
         return self.new(viewport, javascript=javascript).new_page()
+
+
+# ----- tournaments -----------------------------------------------------------------------------
+
+#: The page's elements as a tree (tag, attributes, children; whitespace collapsed and
+#: whitespace between elements dropped), to compare the server's drawing with the script's.
+TREE = """node => {
+    const walk = (n) => n.nodeType === Node.TEXT_NODE
+        ? n.textContent.replace(/\\s+/g, " ")
+        : [n.tagName.toLowerCase(),
+           [...n.attributes].map((a) => `${a.name}=${a.value}`).sort(),
+           [...n.childNodes]
+               .filter((c) => c.nodeType === Node.ELEMENT_NODE
+                   || (c.nodeType === Node.TEXT_NODE && c.textContent.trim()))
+               .map(walk)];
+    return walk(node);
+}"""
+
+
+def drawn_alike(still: Page, live: Page, parts: Iterable[str]) -> None:
+    """Each of ``parts`` (selectors) is the same tree on both pages: what the server drew
+    (``still``, read without JavaScript) and what the script drew from the stream."""
+    for part in parts:
+        assert still.locator(part).evaluate(TREE) == live.locator(part).evaluate(TREE), part
+
+
+def fits_the_screen(page: Page) -> bool:
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
+
+
+def create_tournament(
+    floe: Floe, game: str, players: Sequence[dict[str, Any]], rounds: int, **fields: Any
+) -> dict[str, Any]:
+    """A Swiss tournament of ``game``, created with the organizer token (``fields``: any
+    other field of the request, e.g. ``table_size``, ``max_players``, ``tiebreaks``)."""
+    body = {"game": game, "format": "swiss", "rounds": rounds, "players": list(players), **fields}
+    created: dict[str, Any] = floe.ok("POST", "/v1/tournaments", body, token=floe.organizer)
+    return created
+
+
+def directed_tournament(
+    floe: Floe, names: Sequence[str], rounds: int = 2, **fields: Any
+) -> dict[str, Any]:
+    """People (``names``) at Arktia of two turns a game, each round started by the organizer
+    (``start_round``) and played out by its people (``play_round``)."""
+    players = [{"name": name} for name in names]
+    extra = {"options": {"turn_limit": 2}, "round_start": "manual", **fields}
+    return create_tournament(floe, "arktia", players, rounds, **extra)
+
+
+def start_round(floe: Floe, tournament_id: str) -> dict[str, Any]:
+    """The organizer starts the next round: the tournament's document with it."""
+    document: dict[str, Any] = floe.ok(
+        "POST", f"/v1/tournaments/{tournament_id}/rounds", token=floe.organizer
+    )
+    return document
+
+
+def play_round(floe: Floe, document: dict[str, Any], tokens: Sequence[str | None]) -> None:
+    """Every game of the document's latest round, played out by its people."""
+    for game in document["rounds"][-1]["games"]:
+        seated = [tokens[p] for p in game["players"]]
+        assert all(seated), "a bot plays its own games"
+        floe.play_out(game["game_id"], [t for t in seated if t])
+
+
+def decide(floe: Floe, tournament_id: str, decision: dict[str, Any]) -> dict[str, Any]:
+    """The organizer's decision taken (``POST .../decisions``): the tournament's answer."""
+    path = f"/v1/tournaments/{tournament_id}/decisions"
+    answer: dict[str, Any] = floe.ok("POST", path, decision, token=floe.organizer)
+    return answer
+
+
+@contextmanager
+def redrawn(page: Page) -> Iterator[None]:
+    """Around what changes a tournament (a decision, a round): once it is done, wait for its
+    page to draw a document of the stream newer than the one it showed before (``data-change``
+    counts the tournament's changes). The count is read before the change is made, so a
+    drawing that came first cannot pass for it."""
+    tournament = page.get_by_test_id("tournament")
+    expect(tournament).to_have_attribute("data-change", re.compile(r"^\d+$"))  # following
+    before = int(tournament.get_attribute("data-change") or 0)
+    yield
+    page.wait_for_function(
+        "before => Number(document.getElementById('tournament').dataset.change) > before",
+        arg=before,
+    )
+
+
+def standings_shown(page: Page) -> list[dict[str, Any]]:
+    """The standings as the page shows them, in the shape of the document's."""
+    rows: list[dict[str, Any]] = page.get_by_test_id("standing").evaluate_all(
+        """rows => rows.map((row) => ({
+            player: Number(row.dataset.player),
+            name: row.querySelector(".player-name").textContent,
+            place: row.querySelector("[data-testid=place]").textContent,
+            points: row.cells[2].textContent,
+            tiebreaks: Object.fromEntries([...row.querySelectorAll("td[data-tiebreak]")]
+                .map((cell) => [cell.dataset.tiebreak, cell.textContent])),
+        }))"""
+    )
+    return rows
+
+
+def standings_of(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The document's standings as ``standings_shown`` reads them off its page: a column per
+    tie-break, or Buchholz alone at rules version 1."""
+    first_rules = document["rules_version"] == "1"
+    return [
+        {
+            "player": s["player"],
+            "name": s["name"],
+            "place": s["place"],
+            "points": s["points"],
+            "tiebreaks": {"buchholz": s["buchholz"]} if first_rules else s["tiebreaks"],
+        }
+        for s in document["standings"]
+    ]

@@ -7,7 +7,8 @@ on the server's state, and no schema says them:
 - an array option (Arktia's ``board``) is checked by the game's setup (connected, enough
   tiles for the seats), not by its schema;
 - a tournament's plan must be one that can be run (``Plan.of``: table size and players,
-  byes, rounds), and its players' names must differ;
+  byes, rounds, room for late entries, tie-breaks each once), its players' names must
+  differ, and either every player has a rating or none has;
 - an action must be one of the game's that ``game_id`` names (or ``resign``, every
   game's): the body alone cannot say which game that is;
 - an organizer's decision may name only seats the game has (``unknown_seat``, 422): a
@@ -112,8 +113,20 @@ def _runnable(body: dict[str, Any]) -> bool:
     names = [p.get("name") for p in players if isinstance(p, dict)]
     if len(set(names)) != len(names):
         return False
+    given = [p.get("rating") for p in players if isinstance(p, dict)]
+    ratings = [int(r) for r in given if r is not None]
+    if ratings and len(ratings) != len(given):
+        return False  # every player rated, or none
     try:
-        Plan.of(str(body.get("format")), len(players), body.get("table_size", 2), body.get("rounds"))
+        Plan.of(
+            str(body.get("format")),
+            len(players),
+            body.get("table_size", 2),
+            body.get("rounds"),
+            max_players=body.get("max_players"),
+            ratings=ratings or None,
+            tiebreaks=body.get("tiebreaks"),
+        )
     except (PlanError, TypeError, ValueError):
         return False
     return True

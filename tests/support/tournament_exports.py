@@ -30,6 +30,7 @@ import hashlib
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ from domain.engine.types import (
 from domain.games import GAMES
 from domain.tournament import tournament_commitment
 from domain.tournament.decisions import (
+    Correct,
     Decision,
     Enter,
     check_decision,
@@ -166,6 +168,41 @@ def claimed_standings(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def claimed_crosstable(manifest: dict[str, Any]) -> list[list[str]]:
+    """The crosstable ``floe replay verify`` prints for the manifest's claims (its outcomes,
+    byes and corrections), one row per player: number, name, points, then each round's cell
+    (``replay.tournament.summary``: ``W 3``, ``D 3``, ``L 3``, ``? 3``, ``*`` when corrected,
+    ``bye``, ``-``)."""
+    effects = manifest_effects(manifest)
+    fixes = {
+        (d.round, d.table): d.winners
+        for d in sorted(effects, key=lambda d: d.seq)
+        if isinstance(d, Correct)
+    }
+    names = [p["name"] for p in manifest["players"]]
+    names += [d.name for d in effects if isinstance(d, Enter)]
+    rows = []
+    for player, name in enumerate(names):
+        points, cells = Fraction(0), []
+        for round_ in manifest["rounds"]:
+            cell = "bye" if player in round_["byes"] else "-"
+            points += cell == "bye"
+            for game in (g for g in round_["games"] if player in g["players"]):
+                others = ",".join(str(p) for p in game["players"] if p != player)
+                fixed = fixes.get((round_["round"], game["table"]))
+                if game["outcome"] is None:
+                    cell = f"? {others}"
+                    continue
+                winners = game["outcome"]["winners"] if fixed is None else fixed
+                seat = game["players"].index(player)
+                letter = "L" if seat not in winners else "W" if len(winners) == 1 else "D"
+                points += Fraction(1, len(winners)) if seat in winners else 0
+                cell = f"{letter} {others}" + ("" if fixed is None else "*")
+            cells.append(cell)
+        rows.append([str(player), name, as_json_number(points), *cells])
+    return rows
+
+
 def build(
     game: str,
     format: str,
@@ -189,7 +226,9 @@ def build(
 
     ``decisions``: by how many rounds are paired when they are made, the director's requests
     (``{"decision": ..., "reason": ..., <its fields>}``, as sent to the service), each checked
-    and stamped as the service would; a ``cancel`` ends the tournament there."""
+    and stamped as the service would; a ``cancel`` ends the tournament there. A ``correct``
+    may name its game by ``round`` and ``table`` in place of its ``game_id`` (a test cannot
+    know the id before the build): the request sent names it by its id."""
     seats = [(p, None) if isinstance(p, str) else p for p in players]
     plan = Plan.of(
         format,
@@ -227,12 +266,19 @@ def build(
                 if request["decision"] == "cancel":
                     return True
                 continue
+            games = {g["game_id"]: (r["round"], g["table"]) for r in listed for g in r["games"]}
+            if request["decision"] == "correct" and "game_id" not in request:
+                where = (request["round"], request["table"])
+                named = next(game_id for game_id, place in games.items() if place == where)
+                request = {k: v for k, v in request.items() if k not in ("round", "table")}
+                request["game_id"] = named
             decision = parse_request(
                 request,
                 rounds_paired=rounds_paired,
                 seq=seq,
                 at=at,
                 next_player=listed_players(plan.players, effects),
+                games=games,
             )
             check_decision(plan, names, paired, effects, decision)
             effects.append(decision)

@@ -8,6 +8,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from domain.tournament.plan import FORMATS, MAX_PLAYERS
+from domain.tournament.standings import DEFAULT_TIEBREAKS, TIEBREAKS
 from service.api.schemas.games import HostedGameRequest, PlayerSchema, StrictInt, load, ref
 from service.tournaments.running import check_round_start
 from service.tournaments.store import STATUSES
@@ -23,6 +24,18 @@ def _round_start(value: Any) -> None:
         check_round_start(value)
     except ValueError as error:
         raise ValidationError(str(error)) from None
+
+
+class TournamentEntrantSchema(PlayerSchema):
+    rating = StrictInt(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=0, max=9999),
+        metadata={
+            "description": "A swiss's seeding: round 1 pairs by rating, highest first (equal "
+            "ratings by entry order). Give every player one, or none (entry order)."
+        },
+    )
 
 
 class CreateTournamentSchema(HostedGameRequest):
@@ -45,11 +58,33 @@ class CreateTournamentSchema(HostedGameRequest):
         },
     )
     players = fields.List(
-        fields.Nested(PlayerSchema),
+        fields.Nested(TournamentEntrantSchema),
         required=True,
         validate=validate.Length(min=2, max=MAX_PLAYERS),
         metadata={
             "description": "Numbered from 0 in this order; every name differs.",
+            "uniqueItems": True,
+        },
+    )
+    max_players = StrictInt(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=2, max=MAX_PLAYERS),
+        metadata={
+            "description": "A swiss's most players with late entries (`enter` decisions): "
+            "the seeds of their games are committed now. Default: the players listed (no "
+            "late entry)."
+        },
+    )
+    tiebreaks = fields.List(
+        fields.String(validate=validate.OneOf(TIEBREAKS)),
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=1, max=len(TIEBREAKS)),
+        metadata={
+            "description": "What orders players equal on points, in order (each once). "
+            f"Default: {', '.join(DEFAULT_TIEBREAKS)}. Players equal on all of them share "
+            "a place.",
             "uniqueItems": True,
         },
     )
@@ -66,12 +101,23 @@ class CreateTournamentSchema(HostedGameRequest):
 
 
 class TournamentPlayerSchema(Schema):
+    """A player: those listed at creation, then those entered late, numbered in that order."""
+
     player = fields.Integer(required=True, metadata=ref("PlayerNumber"))
     name = fields.String(required=True)
     bot = fields.String(
         allow_none=True,
         required=True,
         metadata=ref("BotStrength", "The bot playing this player's seats; null for a person."),
+    )
+    rating = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The rating given at creation; null: none."},
+    )
+    withdrawn = fields.Boolean(
+        required=True,
+        metadata={"description": "Withdrawn by the organizer: paired no more."},
     )
 
 
@@ -99,6 +145,27 @@ class TournamentGameSchema(Schema):
         required=True,
         metadata=ref("Outcome", "Once over (by seat: seat i is players[i]), else null."),
     )
+    correction = fields.Nested(
+        "CorrectionSchema",
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The winning seats the organizer's `correct` decision counts for "
+            "this game (standings, crosstable, pairings), in place of its outcome's; null "
+            "when uncorrected. The game's log and outcome stay as played."
+        },
+    )
+
+
+class CorrectionSchema(Schema):
+    winners = fields.List(
+        fields.Integer(validate=validate.Range(min=0, max=3)),
+        required=True,
+        metadata={"description": "The winning seats counted (seat i is the game's players[i])."},
+    )
+    decision = fields.Integer(
+        required=True, metadata={"description": "The `seq` of the decision that set it."}
+    )
 
 
 class TournamentRoundSchema(Schema):
@@ -114,8 +181,29 @@ class TournamentRoundSchema(Schema):
 class StandingSchema(Schema):
     player = fields.Integer(required=True, metadata=ref("PlayerNumber"))
     name = fields.String(required=True)
+    place = fields.String(
+        required=True,
+        metadata={
+            "pattern": "^[1-9][0-9]*(-[1-9][0-9]*)?$",
+            "description": 'The place: `"3"`, or `"3-4"` shared by players equal on points '
+            "and every tie-break (names never decide).",
+        },
+    )
     points = fields.String(required=True, metadata=ref("Points"))
-    buchholz = fields.String(required=True, metadata=ref("Points"))
+    buchholz = fields.String(
+        required=True,
+        metadata=ref(
+            "Points",
+            "Every opponent's points; at rules version 2 a bye counts as an opponent with the "
+            "player's own points, at version 1 it does not count.",
+        ),
+    )
+    tiebreaks = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(TIEBREAKS)),
+        values=fields.String(metadata=ref("Points")),
+        required=True,
+        metadata={"description": "Each of the tournament's `tiebreaks` by name."},
+    )
 
 
 def _nullable_integer(description: str, **extra: Any) -> fields.Integer:
@@ -159,9 +247,11 @@ class CrosstableRowSchema(Schema):
 
 class TournamentSchema(Schema):
     """A tournament as everyone may see it. A game gives 1 point to a sole winner, ``1/k`` to
-    each of ``k`` winners; a bye is worth 1. Buchholz: the sum of every opponent's points.
-    ``standings``: by points, Buchholz (most first), then name, then number. ``commitment``:
-    the SHA-256 hex of the ``seed_commitments`` written one after another."""
+    each of ``k`` winners (as a ``correction`` counts it, when the organizer made one); a bye
+    is worth 1. ``standings``: by points, then the ``tiebreaks`` in order (most first),
+    players equal on all of them sharing a ``place``; at rules version 1, by points,
+    Buchholz (every opponent's points, byes not counted), then name, then number.
+    ``commitment``: the SHA-256 hex of the ``seed_commitments`` written one after another."""
 
     id = fields.String(required=True, metadata=ref("TournamentId"))
     game = fields.String(required=True, metadata=ref("GameName"))
@@ -180,6 +270,19 @@ class TournamentSchema(Schema):
     round_start = fields.Raw(
         required=True,
         metadata=ref("RoundStart", "When each next round is made, as created."),
+    )
+    max_players = fields.Integer(
+        required=True,
+        validate=validate.Range(min=2, max=MAX_PLAYERS),
+        metadata={"description": "The most players late entries may bring it to."},
+    )
+    tiebreaks = fields.List(
+        fields.String(validate=validate.OneOf(TIEBREAKS)),
+        required=True,
+        metadata={
+            "description": "What orders players equal on points, in order (none at rules "
+            "version 1: Buchholz, then name)."
+        },
     )
     rules_version = fields.String(
         required=True,
@@ -219,7 +322,12 @@ class TournamentSchema(Schema):
         fields.String(metadata=ref("Hex64")),
         required=True,
         validate=validate.Length(min=1, max=2048),
-        metadata={"description": "One per (round, table) slot, in slot order."},
+        metadata={
+            "description": "One per (round, table) slot, in slot order: each round has "
+            "`max_players // table_size` slots, its tables using the first ones in table "
+            "order, so round r's table t is slot `(r - 1) * (max_players // table_size) + "
+            "t - 1`."
+        },
     )
     players = fields.List(
         fields.Nested(TournamentPlayerSchema),
@@ -272,6 +380,22 @@ class TournamentCreatedSchema(TournamentSchema):
     )
 
 
+class EnteredSchema(Schema):
+    player = fields.Integer(required=True, metadata=ref("PlayerNumber"))
+    token = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The person's token (shown only now); null for a bot."},
+    )
+
+
+class TournamentDecidedSchema(TournamentSchema):
+    """The tournament after a decision; after an `enter`, the player entered and their
+    token (shown only now)."""
+
+    entered = fields.Nested(EnteredSchema, required=True, allow_none=True)
+
+
 class TournamentSummarySchema(Schema):
     id = fields.String(required=True, metadata=ref("TournamentId"))
     game = fields.String(required=True, metadata=ref("GameName"))
@@ -282,7 +406,7 @@ class TournamentSummarySchema(Schema):
     players = fields.Integer(
         required=True,
         validate=validate.Range(min=2, max=MAX_PLAYERS),
-        metadata={"description": "How many players it lists."},
+        metadata={"description": "How many players it listed at creation."},
     )
     round_start = fields.Raw(required=True, metadata=ref("RoundStart"))
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
@@ -375,6 +499,7 @@ class PlayerTokenSchema(Schema):
 CREATE_TOURNAMENT = CreateTournamentSchema()
 TOURNAMENT = TournamentSchema()
 TOURNAMENT_CREATED = TournamentCreatedSchema()
+TOURNAMENT_DECIDED = TournamentDecidedSchema()
 TOURNAMENT_LIST = TournamentListSchema()
 TOURNAMENT_ME = TournamentMeSchema()
 PLAYER_TOKEN = PlayerTokenSchema()

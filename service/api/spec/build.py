@@ -65,6 +65,9 @@ MARSHMALLOW: dict[str, type[Schema]] = {
     "TableOpened": table_schemas.TableOpenedSchema,
     "TableJoined": table_schemas.TableJoinedSchema,
     "TableList": table_schemas.TableListSchema,
+    "Correction": tournament_schemas.CorrectionSchema,
+    "TournamentEntrant": tournament_schemas.TournamentEntrantSchema,
+    "TournamentEntered": tournament_schemas.EnteredSchema,
     "TournamentPlayer": tournament_schemas.TournamentPlayerSchema,
     "CreatedTournamentPlayer": tournament_schemas.CreatedPlayerSchema,
     "TournamentGame": tournament_schemas.TournamentGameSchema,
@@ -74,6 +77,7 @@ MARSHMALLOW: dict[str, type[Schema]] = {
     "CrosstableRow": tournament_schemas.CrosstableRowSchema,
     "Tournament": tournament_schemas.TournamentSchema,
     "TournamentCreated": tournament_schemas.TournamentCreatedSchema,
+    "TournamentDecided": tournament_schemas.TournamentDecidedSchema,
     "CreateTournamentRequest": tournament_schemas.CreateTournamentSchema,
     "TournamentSummary": tournament_schemas.TournamentSummarySchema,
     "TournamentList": tournament_schemas.TournamentListSchema,
@@ -86,7 +90,12 @@ MARSHMALLOW: dict[str, type[Schema]] = {
 #: Stated once per game (``<Game><Name>``) and as their union (``<Name>``); the tournament
 #: ones for competitive games only.
 BY_GAME = ("GameView", "CreateGameRequest", "OpenTableRequest", "Table", "TableOpened")
-BY_COMPETITIVE_GAME = ("Tournament", "TournamentCreated", "CreateTournamentRequest")
+BY_COMPETITIVE_GAME = (
+    "Tournament",
+    "TournamentCreated",
+    "TournamentDecided",
+    "CreateTournamentRequest",
+)
 #: The names a contract's schemas take besides its definitions (``#/$defs/<name>``).
 CONTRACT_PARTS = ("Action", "State", "Pending", "Outcome", "Options")
 #: The engine's own action, in every game's action union (``schemas.yaml``'s ``Resign``).
@@ -594,11 +603,28 @@ class Builder:
     def tournament_export(self) -> None:
         round_ = copy.deepcopy(self.body["TournamentRound"])
         game = copy.deepcopy(self.body["TournamentGame"])
-        del game["properties"]["status"]
-        game["required"].remove("status")
+        # A game in line 1 is as its log ended it: no status, and a correction is its
+        # decision's.
+        for shown in ("status", "correction"):
+            del game["properties"][shown]
+            game["required"].remove(shown)
         round_["properties"]["games"]["items"] = game
-        round_["description"] = "A round in an export's line 1: its games without `status`."
+        round_["description"] = (
+            "A round in an export's line 1: its games without `status` nor `correction`."
+        )
         self.put("TournamentExportRound", round_)
+        player = copy.deepcopy(self.body["TournamentPlayer"])
+        for shown in ("rating", "withdrawn"):
+            del player["properties"][shown]
+            player["required"].remove(shown)
+        player["description"] = (
+            "A player listed at creation (one entered later is named by its `enter` decision)."
+        )
+        self.put("TournamentExportPlayer", player)
+        standing = copy.deepcopy(self.body["Standing"])
+        for later in ("place", "tiebreaks"):  # rules version 2's, absent from version 1's
+            standing["required"].remove(later)
+        self.put("TournamentExportStanding", standing)
         for competitive in self.competitive:
             header = copy.deepcopy(self.schemas[competitive.name("Tournament")])
             # What the view shows of the moment (its status, a pause, the next round's time)
@@ -608,8 +634,22 @@ class Builder:
                 header["required"].remove(shown)
             # The manifest names a clock, its rules' version, a round start other than "auto"
             # and the decisions only when the tournament has them (absent rules: version 1).
-            for optional in ("clock", "rules_version", "round_start", "decisions"):
+            for optional in (
+                "clock",
+                "rules_version",
+                "max_players",
+                "tiebreaks",
+                "round_start",
+                "decisions",
+            ):
                 header["required"].remove(optional)
+            header["properties"]["ratings"] = {
+                "type": ["array", "null"],
+                "items": {"type": "integer"},
+                "description": "Each listed player's rating, when the plan seeded by them.",
+            }
+            header["properties"]["players"]["items"] = ref("TournamentExportPlayer")
+            header["properties"]["standings"]["items"] = ref("TournamentExportStanding")
             header["properties"]["clock"] = ref("Clock")
             header["properties"]["round_start"] = {
                 "description": 'When each next round was made; absent for `"auto"`.',

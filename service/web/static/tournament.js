@@ -1,7 +1,9 @@
 // One tournament, live. The page arrives rendered by the server; this follows the tournament's
 // stream (the whole document at once and after every change) and redraws the status, the
-// facts, the standings, the decisions, the crosstable and the rounds the way tournament.html
-// draws them. Names are people's input: they only ever become text nodes.
+// facts, the standings (place, points, a column per tie-break and the line saying what orders
+// them), the decisions (each in words), the crosstable and the rounds (a corrected game says
+// so) the way tournament.html draws them. Names are people's input: they only ever become
+// text nodes.
 //
 // Opened with a player's token (`/tournaments/<id>#token=<token>`: the fragment never reaches
 // a server), the page keeps the token in this browser, asks GET .../me who it is, and shows
@@ -15,6 +17,14 @@ const $ = (id) => document.getElementById(id);
 const tournamentId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const base = `/v1/tournaments/${encodeURIComponent(tournamentId)}`;
 const GAME_STATUS = { pending: "not started yet" };
+const TIEBREAKS = {
+  buchholz: "Buchholz",
+  buchholz_cut1: "Buchholz cut 1",
+  median_buchholz: "Median Buchholz",
+  sonneborn_berger: "Sonneborn-Berger",
+  direct_encounter: "Direct encounter",
+  wins: "Wins",
+};
 const OVER = ["finished", "cancelled"];
 
 let stop = null;
@@ -29,11 +39,64 @@ function say(text, kind = "") {
 
 // ----- drawing -----
 
-/** A player by number: the name, and the kind of bot when it is one. */
+/** A player by number: the name, the kind of bot when it is one, and whether withdrawn. */
 function player(doc, number) {
   const info = doc.players[number];
-  const name = h("span", { class: "player-name" }, info.name);
-  return info.bot ? [name, " ", h("span", { class: "bot" }, `(${info.bot} bot)`)] : [name];
+  const parts = [h("span", { class: "player-name" }, info.name)];
+  if (info.bot) parts.push(" ", h("span", { class: "bot" }, `(${info.bot} bot)`));
+  if (info.withdrawn) parts.push(" ", h("span", { class: "withdrawn" }, "(withdrawn)"));
+  return parts;
+}
+
+/** Rules version 1 orders equal points by Buchholz, then name: its one column is Buchholz. */
+function firstRules(doc) {
+  return doc.rules_version === "1";
+}
+
+function columns(doc) {
+  return firstRules(doc) ? ["buchholz"] : doc.tiebreaks;
+}
+
+function tiebreak(name) {
+  return TIEBREAKS[name] || name.replaceAll("_", " ");
+}
+
+/** What orders equal points, in words (as tournament.html says it). */
+function tiebreakRule(doc) {
+  const rule = "A win is worth 1 point (shared by joint winners), a bye 1.";
+  if (firstRules(doc)) {
+    return `${rule} Equal points go to the higher Buchholz (the sum of each opponent's points), then to the name: this tournament keeps the first rules (version 1).`;
+  }
+  if (doc.tiebreaks.length) {
+    return `${rule} Equal points are ordered by ${doc.tiebreaks.map(tiebreak).join(", then ")} (more is better); players equal on all of them share a place. Names never decide.`;
+  }
+  return `${rule} Players equal on points share a place. Names never decide.`;
+}
+
+/** `seat 1 wins (Bo)`, `seats 0, 1 win (Ada, Bo)` or `nobody wins`: winning seats at a table. */
+function seats(doc, winners, seated) {
+  if (!winners.length) return "nobody wins";
+  const names = winners.map((seat) => doc.players[seated[seat]].name).join(", ");
+  const many = winners.length > 1;
+  return `seat${many ? "s" : ""} ${winners.join(", ")} win${many ? "" : "s"} (${names})`;
+}
+
+/** What a decision did, in words: whom it withdrew or entered, which game it corrected. */
+function what(doc, d) {
+  if (d.decision === "withdraw") return `${doc.players[d.player].name} (player ${d.player})`;
+  if (d.decision === "enter") return `${d.name}${d.bot ? ` (${d.bot} bot)` : ""} as player ${d.player}`;
+  if (d.decision === "correct") {
+    const seated = doc.rounds[d.round - 1].games[d.table - 1].players;
+    return `round ${d.round}, table ${d.table}: ${seats(doc, d.winners, seated)}`;
+  }
+  return "";
+}
+
+function playersCount(doc) {
+  const count = doc.players.length;
+  const withdrawn = doc.players.filter((p) => p.withdrawn).length;
+  return `${count}${doc.max_players > count ? ` of at most ${doc.max_players}` : ""}`
+    + `${withdrawn ? `, ${withdrawn} withdrawn` : ""}`;
 }
 
 function joined(parts, separator) {
@@ -61,19 +124,36 @@ function render(doc) {
   $("next-round").hidden = !doc.next_round_at;
   $("next-round-at").textContent = when(doc.next_round_at);
   $("rounds-made").textContent = `${doc.rounds.length} of ${doc.planned_rounds}`;
+  $("players-count").textContent = playersCount(doc);
   $("export").hidden = !finished;
-  $("standings").replaceChildren(...doc.standings.map((s, i) => h("tr", {
-    dataset: { testid: "standing", player: s.player },
-  }, h("td", {}, i + 1), h("th", { scope: "row" }, player(doc, s.player)), h("td", {}, s.points),
-  h("td", {}, s.buchholz))));
+  renderStandings(doc);
   $("rounds").replaceChildren(...doc.rounds.map((r) => renderRound(doc, r)));
   $("decisions-card").hidden = !doc.decisions.length;
-  $("decisions").replaceChildren(...doc.decisions.map((d) => h("li", {
-    dataset: { testid: "decision", decision: d.decision },
-  }, h("b", {}, `${d.seq}. ${d.decision}`), " ",
-  h("span", { class: "muted" }, `after round ${d.rounds_paired}, ${when(d.at)}`), `: ${d.reason}`)));
+  $("decisions").replaceChildren(...doc.decisions.map((d) => {
+    const words = what(doc, d);
+    return h("li", { dataset: { testid: "decision", decision: d.decision } },
+      h("b", {}, `${d.seq}. ${d.decision}`), words ? ` ${words} ` : " ",
+      h("span", { class: "muted" }, `after round ${d.rounds_paired}, ${when(d.at)}`), `: ${d.reason}`);
+  }));
   renderCrosstable(doc);
   renderMe(doc);
+}
+
+function renderStandings(doc) {
+  const shown = columns(doc);
+  $("standings-head").replaceChildren(h("tr", {},
+    ["Place", "Player", "Points"].map((name) => h("th", { scope: "col" }, name)),
+    shown.map((name) => h("th", { scope: "col", dataset: { tiebreak: name } }, tiebreak(name)))));
+  $("standings").replaceChildren(...doc.standings.map((s) => {
+    const dataset = { testid: "standing", player: s.player };
+    if (doc.players[s.player].withdrawn) dataset.withdrawn = "true";
+    return h("tr", { dataset },
+      h("td", { dataset: { testid: "place" } }, s.place),
+      h("th", { scope: "row" }, player(doc, s.player)), h("td", {}, s.points),
+      shown.map((name) => h("td", { dataset: { tiebreak: name } },
+        firstRules(doc) ? s.buchholz : s.tiebreaks[name] ?? "")));
+  }));
+  $("tiebreak-rule").textContent = tiebreakRule(doc);
 }
 
 /** A crosstable cell: `won vs Bo (seat 0)`, `bye`, `—` for a round the player was not in. */
@@ -138,6 +218,8 @@ function renderMe(doc) {
     words = [`You have a bye in round ${part.round} (1 point).`];
   } else if (OVER.includes(doc.status)) {
     words = [`The tournament is ${doc.status}.`];
+  } else if (doc.players[number].withdrawn) {
+    words = ["The organizer withdrew you: no new game is paired for you."];
   } else if (doc.paused) {
     words = ["Your next game is not paired yet: the tournament is paused."];
   } else if (doc.next_round_at) {
@@ -157,8 +239,9 @@ function renderMe(doc) {
     const game = r.games.find((g) => g.players.includes(number));
     if (!game || !game.outcome) continue;
     const seat = game.players.indexOf(number);
-    const won = game.outcome.winners.includes(seat);
-    const result = !won ? "lost" : game.outcome.winners.length > 1 ? "shared" : "won";
+    const counted = game.correction ? game.correction.winners : game.outcome.winners;
+    const won = counted.includes(seat);
+    const result = !won ? "lost" : counted.length > 1 ? "shared" : "won";
     results.push(h("li", { dataset: { testid: "my-result", round: r.round } },
       `Round ${r.round}: ${result} `, h("a", { href: seatLink(game.game_id) }, `(table ${game.table})`)));
   }
@@ -224,6 +307,9 @@ function renderGame(doc, r, g) {
       h("span", { dataset: { testid: "game-status" } }, GAME_STATUS[g.status] || statusWords(g.status)),
       g.outcome && h("span", { class: "ok", dataset: { testid: "game-outcome" } },
         `won by ${winners.length ? winners.join(", ") : "nobody"}`),
+      g.correction && h("span", {
+        class: "corrected", dataset: { testid: "correction", decision: g.correction.decision },
+      }, `corrected by decision ${g.correction.decision}: ${seats(doc, g.correction.winners, g.players)}`),
       g.status !== "pending" && [
         h("a", { class: "button secondary", href: play, "aria-label": `Game of ${where}` }, "Game"),
         h("a", { href: `${url}/replay`, "aria-label": `Replay of ${where}` }, "Replay"),

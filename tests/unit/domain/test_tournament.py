@@ -6,6 +6,7 @@ import hashlib
 import itertools
 import random
 from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
 
 import pytest
@@ -22,7 +23,7 @@ from domain.tournament import (
 )
 from domain.tournament.audit import pairing_problems, standing_problems
 from domain.tournament.plan import MAX_GAMES, Plan, PlanError, PlayedRound
-from domain.tournament.rounds import seat_history
+from domain.tournament.rounds import berger_round_robin, seat_history
 from domain.tournament.standings import as_json_number, points_of
 
 
@@ -33,9 +34,12 @@ def test_the_commitment_is_the_hash_of_the_slot_commitments_in_order() -> None:
     assert tournament_commitment(list(reversed(slots))) != expected
 
 
+@pytest.mark.parametrize("schedule", [round_robin, berger_round_robin])
 @pytest.mark.parametrize("players", range(2, 13))
-def test_a_round_robin_meets_every_pair_once_with_first_seats_balanced(players: int) -> None:
-    rounds = round_robin(players)
+def test_a_round_robin_meets_every_pair_once_with_first_seats_balanced(
+    schedule: Callable[[int], list[Round]], players: int
+) -> None:
+    rounds = schedule(players)
     assert len(rounds) == players - 1 + players % 2
     met = Counter(frozenset(t.players) for r in rounds for t in r.tables)
     assert set(met) == {frozenset(p) for p in itertools.combinations(range(players), 2)}
@@ -166,7 +170,7 @@ def play_swiss_audited(players: int, size: int, rounds: int, seed: int) -> list[
 
 def test_an_honest_tournament_passes_its_audit() -> None:
     names = [f"p{n:02}" for n in range(9)]
-    robin = played(round_robin(9), 1)
+    robin = played(berger_round_robin(9), 1)
     assert pairing_problems(Plan.of("round_robin", 9, 2, None), robin) == []
     swiss = play_swiss_audited(9, 2, 4, 2)
     plan = Plan.of("swiss", 9, 2, 4)
@@ -235,7 +239,8 @@ def test_the_plan_makes_the_same_rounds_as_the_pairing_functions() -> None:
     """The plan's swiss is ``swiss_round`` handed the standings' order (points, then the
     tie-breaks; round 1 by number) and every earlier seat."""
     robin = Plan.of("round_robin", 6, 2, None)
-    assert [robin.next_round(played(round_robin(6)[:n], 4)) for n in range(5)] == round_robin(6)
+    berger = berger_round_robin(6)
+    assert [robin.next_round(played(berger[:n], 4)) for n in range(5)] == berger
     for players, size, seed in [(11, 3, 5), (10, 2, 6), (9, 2, 7)]:
         plan = Plan.of("swiss", players, size, 4)
         swiss = play_swiss_audited(players, size, 4, seed)
@@ -255,3 +260,24 @@ def test_the_plan_makes_the_same_rounds_as_the_pairing_functions() -> None:
             assert plan.next_round(swiss[:n]) == expected == swiss[n].round
         with pytest.raises(IndexError):
             plan.next_round(swiss)
+
+
+def test_a_round_robin_of_rules_version_2_is_fides_berger_table() -> None:
+    """FIDE's Berger table for 6 (players 1 to 6 there, 0 to 5 here), and for every size up
+    to 40: never three games running in one seat."""
+    fide = [
+        [(1, 6), (2, 5), (3, 4)],
+        [(6, 4), (5, 3), (1, 2)],
+        [(2, 6), (3, 1), (4, 5)],
+        [(6, 5), (1, 4), (2, 3)],
+        [(3, 6), (4, 2), (5, 1)],
+    ]
+    made = [[tuple(p + 1 for p in t.players) for t in r.tables] for r in berger_round_robin(6)]
+    assert made == fide
+    for players in range(2, 41):
+        seats: dict[int, str] = {}
+        for r in berger_round_robin(players):
+            for table in r.tables:
+                for seat, player in enumerate(table.players):
+                    seats[player] = seats.get(player, "") + str(seat)
+        assert not any("000" in s or "111" in s for s in seats.values()), (players, seats)

@@ -4,6 +4,7 @@ refusals, and what they do to the next round, the standings and the audit."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from fractions import Fraction as F
 from typing import Any
 
@@ -22,10 +23,12 @@ from domain.tournament.decisions import (
     parse_request,
 )
 from domain.tournament.plan import Plan, PlayedRound
-from domain.tournament.rounds import Round, Table, round_robin
+from domain.tournament.rounds import Round, Table, berger_round_robin
 from domain.tournament.standings import Standing, standings
 
 NAMES = [f"p{n}" for n in range(8)]
+#: A game's id (16 lowercase hex digits), as a correction names it.
+ID = "9f0c1d2e3a4b5c6d"
 
 
 def play(
@@ -64,7 +67,7 @@ def test_a_withdrawn_player_is_not_paired_from_the_next_round_on() -> None:
 def test_a_withdrawal_in_a_round_robin_gives_the_opponents_byes() -> None:
     plan = Plan.of("round_robin", 6, 2, None)
     gone = Withdraw(0, rounds_paired=2, seq=1, reason="left")
-    schedule = round_robin(6)
+    schedule = berger_round_robin(6)
     for number in range(1, 6):
         made = plan.next_round(play(plan, [gone], 2, rounds=number - 1), [gone])
         if number <= 2:
@@ -105,7 +108,7 @@ def test_a_correction_changes_the_standings_and_the_pairings_made_after_it() -> 
     played = play(plan, [], 4, rounds=1)
     first = played[0].round.tables[0]
     loser = 1 - played[0].winners[0][0]
-    fix = Correct(1, 1, (loser,), rounds_paired=1, seq=1, reason="wrong result entered")
+    fix = Correct(1, 1, (loser,), game_id=ID, rounds_paired=1, seq=1, reason="wrong result entered")
     results = [r for n, p in enumerate(played, 1) for r in p.results(n)]
     before = {s.player: s.points for s in standings(NAMES, results, [])}
     after = {s.player: s.points for s in standings(NAMES, results, [], decisions=[fix])}
@@ -113,7 +116,7 @@ def test_a_correction_changes_the_standings_and_the_pairings_made_after_it() -> 
     assert after[first.players[1 - loser]] == before[first.players[1 - loser]] - 1
     assert plan.next_round(played, [fix]) != plan.next_round(played)
     # Made once round 2 was paired, it leaves round 2 alone.
-    late_fix = Correct(1, 1, (loser,), rounds_paired=2, seq=1, reason="found later")
+    late_fix = Correct(1, 1, (loser,), game_id=ID, rounds_paired=2, seq=1, reason="found later")
     assert plan.next_round(played, [late_fix]) == plan.next_round(played)
 
 
@@ -140,8 +143,19 @@ DECISIONS: list[Decision] = [
     Withdraw(3, rounds_paired=2, seq=1, at="2026-11-27T12:00:00Z", reason="ill"),
     Enter(8, "Eve", "greedy", rounds_paired=1, seq=2, at="2026-11-27T12:01:00Z", reason="late"),
     Enter(9, "Flo", None, rounds_paired=1, seq=3, at="2026-11-27T12:02:00Z", reason="late"),
-    Correct(2, 1, (0, 1), rounds_paired=2, seq=4, at="2026-11-27T12:03:00Z", reason="a draw"),
+    Correct(
+        2,
+        1,
+        (0, 1),
+        game_id=ID,
+        rounds_paired=2,
+        seq=4,
+        at="2026-11-27T12:03:00Z",
+        reason="a draw",
+    ),
 ]
+#: The games paired so far, by id: (round, table).
+GAMES = {ID: (2, 1), "0123456789abcdef": (1, 2)}
 
 
 @pytest.mark.parametrize("decision", DECISIONS)
@@ -158,21 +172,81 @@ def test_the_json_of_each_kind() -> None:
         "at": "2026-11-27T12:00:00Z",
         "reason": "ill",
     }
-    assert DECISIONS[3].to_json()["winners"] == [0, 1]
+    assert DECISIONS[3].to_json() == {
+        "decision": "correct",
+        "game_id": ID,
+        "round": 2,
+        "table": 1,
+        "winners": [0, 1],
+        "rounds_paired": 2,
+        "seq": 4,
+        "at": "2026-11-27T12:03:00Z",
+        "reason": "a draw",
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        (lambda d: d.pop("game_id"), "missing_field"),
+        (lambda d: d.pop("round"), "missing_field"),
+        (lambda d: d.update(game_id="9F0C1D2E3A4B5C6D"), "invalid_field"),
+        (lambda d: d.update(game_id="9f0c"), "invalid_field"),
+        (lambda d: d.update(game_id=12), "invalid_field"),
+        (lambda d: d.update(table=0), "invalid_field"),
+    ],
+)
+def test_a_recorded_correction_needs_its_game_id_round_and_table(
+    change: Callable[[dict[str, Any]], object], code: str
+) -> None:
+    recorded = dict(DECISIONS[3].to_json())
+    change(recorded)
+    with pytest.raises(DecisionError) as refused:
+        parse_decision(recorded)
+    assert refused.value.code == code
 
 
 def test_a_directors_request_is_stamped() -> None:
     stamps: dict[str, Any] = {"rounds_paired": 2, "seq": 5, "at": "2026-11-27T13:00:00Z"}
     entered = parse_request(
-        {"decision": "enter", "name": "Gil", "reason": "late"}, next_player=10, **stamps
-    )
-    assert entered == Enter(10, "Gil", None, reason="late", **stamps)
-    fixed = parse_request(
-        {"decision": "correct", "round": 1, "table": 2, "winners": [1, 0], "reason": "x"},
+        {"decision": "enter", "name": "Gil", "reason": "late"},
         next_player=10,
+        games=GAMES,
         **stamps,
     )
-    assert fixed == Correct(1, 2, (0, 1), reason="x", **stamps)
+    assert entered == Enter(10, "Gil", None, reason="late", **stamps)
+
+
+def test_a_directors_correction_names_the_game_by_id_and_is_located() -> None:
+    stamps: dict[str, Any] = {"rounds_paired": 2, "seq": 5, "at": "2026-11-27T13:00:00Z"}
+    request = {"decision": "correct", "game_id": "0123456789abcdef", "winners": [1, 0]}
+    fixed = parse_request({**request, "reason": "x"}, next_player=10, games=GAMES, **stamps)
+    assert fixed == Correct(1, 2, (0, 1), game_id="0123456789abcdef", reason="x", **stamps)
+    # Recorded, it reads back with where the game was played.
+    assert parse_decision(fixed.to_json()) == fixed
+    assert fixed.to_json()["round"] == 1 and fixed.to_json()["table"] == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"game_id": "fedcba9876543210"}, "no_such_game"),  # not paired in this tournament
+        ({"game_id": "0123456789ABCDEF"}, "invalid_field"),  # not lowercase
+        ({"game_id": "0123456789abcde"}, "invalid_field"),  # 15 digits
+        ({"game_id": "0123456789abcdefa"}, "invalid_field"),  # 17
+        ({"game_id": None}, "invalid_field"),
+        ({"game_id": "0123456789abcdef", "round": 1}, "unexpected_field"),
+        ({"game_id": "0123456789abcdef", "table": 2}, "unexpected_field"),
+        ({"winners": [0]}, "missing_field"),  # no game_id
+    ],
+)
+def test_a_directors_correction_is_refused_with_a_stable_code(
+    body: dict[str, Any], code: str
+) -> None:
+    request = {"decision": "correct", "winners": [0], "reason": "x", **body}
+    with pytest.raises(DecisionError) as refused:
+        parse_request(request, rounds_paired=2, seq=1, at="", next_player=8, games=GAMES)
+    assert refused.value.code == code
 
 
 @pytest.mark.parametrize(
@@ -190,22 +264,16 @@ def test_a_directors_request_is_stamped() -> None:
         ({"decision": "enter", "name": "A", "bot": 3, "reason": "x"}, "invalid_field"),
         ({"decision": "enter", "player": 9, "name": "A", "reason": "x"}, "unexpected_field"),
         (
-            {"decision": "correct", "round": 0, "table": 1, "winners": [], "reason": "x"},
+            {"decision": "correct", "game_id": ID, "winners": [0, 0], "reason": "x"},
             "invalid_field",
         ),
-        (
-            {"decision": "correct", "round": 1, "table": 1, "winners": [0, 0], "reason": "x"},
-            "invalid_field",
-        ),
-        (
-            {"decision": "correct", "round": 1, "table": 1, "winners": 0, "reason": "x"},
-            "invalid_field",
-        ),
+        ({"decision": "correct", "game_id": ID, "winners": 0, "reason": "x"}, "invalid_field"),
+        ({"decision": "correct", "game_id": ID, "winners": [-1], "reason": "x"}, "invalid_field"),
     ],
 )
 def test_a_malformed_request_is_refused_with_a_stable_code(body: object, code: str) -> None:
     with pytest.raises(DecisionError) as refused:
-        parse_request(body, rounds_paired=1, seq=1, at="", next_player=8)
+        parse_request(body, rounds_paired=1, seq=1, at="", next_player=8, games=GAMES)
     assert refused.value.code == code
 
 
@@ -266,7 +334,7 @@ def test_withdrawals_and_corrections_are_checked() -> None:
     )
     assert (
         refusal(plan, 1, [], Correct(1, 1, (2,), rounds_paired=1, seq=1, reason="x"))
-        == "unknown_seat"
+        == "unknown_winner"
     )
     assert refusal(plan, 1, [], Correct(1, 1, (), rounds_paired=1, seq=1, reason="x")) is None
     assert (

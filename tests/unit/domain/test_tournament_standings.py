@@ -235,16 +235,16 @@ def test_places_share_runs_of_equal_keys() -> None:
 def test_a_correction_replaces_a_games_winners_and_the_latest_counts() -> None:
     played = event_a()
     # Round 2 table 1 (0 against 2): 0 wins after all.
-    fixed = Correct(2, 1, (0,), rounds_paired=2, seq=1, reason="scoring slip")
+    game = "00000000000000a1"
+    fixed = Correct(2, 1, (0,), game_id=game, rounds_paired=2, seq=1, reason="scoring slip")
     table = {s.player: s.points for s in table_of(played, decisions=[fixed])}
     assert table == {0: 2, 1: 0, 2: F(1, 2), 3: F(3, 2), 4: 2}
-    again = Correct(2, 1, (0, 1), rounds_paired=2, seq=2, reason="a draw, in truth")
+    again = Correct(2, 1, (0, 1), game_id=game, rounds_paired=2, seq=2, reason="a draw, in truth")
     table = {s.player: s.points for s in table_of(played, decisions=[again, fixed])}
     assert table[0] == F(3, 2) and table[2] == 1  # seq 2 counts, whatever the list order
     # A result without its round and table is never corrected.
-    bare = standings(
-        ["a", "b"], [GameResult((0, 1), (0,))], [], decisions=[Correct(1, 1, (1,), rounds_paired=1)]
-    )
+    blind = Correct(1, 1, (1,), game_id="00000000000000b2", rounds_paired=1)
+    bare = standings(["a", "b"], [GameResult((0, 1), (0,))], [], decisions=[blind])
     assert bare[0].player == 0
 
 
