@@ -91,6 +91,7 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
 # RQ workers: real `floe worker` processes on the test Redis (draws, sweeper).
 # ---------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def start_worker(redis_url: str) -> Iterator[StartWorker]:
     """Start real worker processes (``floe worker``); all are stopped after the test.
@@ -110,7 +111,9 @@ def start_worker(redis_url: str) -> Iterator[StartWorker]:
         **env: str,
     ) -> subprocess.Popen[bytes]:
         environ = {**os.environ, "REDIS_URL": redis_url, "FLOE_SWEEP_SECONDS": "0.2", **env}
-        command = ["service.cli", "worker"] if pause is None else ["tests.support.paused_worker", pause]
+        command = (
+            ["service.cli", "worker"] if pause is None else ["tests.support.paused_worker", pause]
+        )
         command += worker_args
         with contextlib.ExitStack() as files:
             stderr = files.enter_context(log.open("wb")) if log else subprocess.DEVNULL

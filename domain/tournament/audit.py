@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.tournament.decisions import Decision, DecisionError, check_decision
-from domain.tournament.plan import Plan, PlayedRound
+from domain.tournament.decisions import Decision, DecisionError
+from domain.tournament.plan import Plan, PlayedRound, check_decision
 from domain.tournament.rounds import Round
 from domain.tournament.standings import Standing
 

@@ -22,7 +22,7 @@ and ``reason`` (the director's words, non-blank, at most ``MAX_REASON`` characte
   record keeps the id and where it was played, and an audit checks that they agree.
 
 These decisions are rules of version 2 (``domain.tournament.plan``): a tournament of rules
-version 1 takes none (``check_decision``: ``rules_version``).
+version 1 takes none (``domain.tournament.plan.check_decision``: ``rules_version``).
 
 Who is paired in round ``r`` (``active_players``): the players listed at creation and those
 entered by a decision with ``rounds_paired < r``, less those withdrawn by such a decision. A
@@ -44,16 +44,12 @@ service fills in: ``{"decision": "correct", "game_id": ..., "winners": [1], "rea
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from domain.engine.errors import Refusal
 from domain.engine.types import JSON
-from domain.tournament.rounds import Round
-
-if TYPE_CHECKING:
-    from domain.tournament.plan import Plan
 
 #: The longest ``reason`` a director may give, in characters.
 MAX_REASON = 500
@@ -306,72 +302,3 @@ def active_players(starting: int, decisions: Iterable[Decision], round_: int) ->
     before = made_before(decisions, round_)
     gone = withdrawn(before)
     return [p for p in range(listed_players(starting, before)) if p not in gone]
-
-
-def check_decision(
-    plan: Plan,
-    names: Sequence[str],
-    rounds: Sequence[Round],
-    decisions: Sequence[Decision],
-    decision: Decision,
-) -> None:
-    """``DecisionError`` unless ``decision`` may be taken now: ``rounds`` are the rounds paired
-    so far (``decision.rounds_paired`` of them), ``decisions`` the ones taken before (in
-    order), ``names`` the names of the players listed at creation. A tournament of rules
-    version 1 (``domain.tournament.v1``) takes none: ``rules_version``."""
-    if plan.rules_version == "1":
-        raise DecisionError(
-            "rules_version",
-            f"a tournament of rules version 1 takes no {decision.kind} decision",
-        )
-    if decision.rounds_paired != len(rounds):
-        raise DecisionError(
-            "out_of_order",
-            f"made with {decision.rounds_paired} rounds paired, where {len(rounds)} are",
-        )
-    if decisions and (
-        decision.seq <= max(d.seq for d in decisions)
-        or decision.rounds_paired < max(d.rounds_paired for d in decisions)
-    ):
-        raise DecisionError("out_of_order", "a decision comes after the ones before it")
-    listed = listed_players(plan.players, decisions)
-    gone = withdrawn(decisions)
-    if isinstance(decision, Withdraw):
-        if not 0 <= decision.player < listed:
-            raise DecisionError("unknown_player", f"no player {decision.player}")
-        if decision.player in gone:
-            raise DecisionError("already_withdrawn", f"player {decision.player} is withdrawn")
-        if listed - len(gone) - 1 < plan.table_size:
-            raise DecisionError(
-                "too_few_players",
-                f"fewer than {plan.table_size} players would be left to pair",
-            )
-    elif isinstance(decision, Enter):
-        if plan.format != "swiss":
-            raise DecisionError("not_swiss", "only a swiss tournament takes late entries")
-        if 2 * decision.rounds_paired > plan.rounds:
-            raise DecisionError(
-                "too_late",
-                f"{decision.rounds_paired} of {plan.rounds} rounds are paired: entries close "
-                "once more than half are",
-            )
-        if listed >= plan.max_players:
-            raise DecisionError(
-                "tournament_full", f"the tournament lists its {plan.max_players} players"
-            )
-        taken = [*names, *(d.name for d in decisions if isinstance(d, Enter))]
-        if decision.name in taken:
-            raise DecisionError("name_taken", f"a player is named {decision.name!r}")
-        if decision.player != listed:
-            raise DecisionError("not_next_player", f"the next player is number {listed}")
-    else:
-        if not 1 <= decision.round <= len(rounds):
-            raise DecisionError("no_such_game", f"round {decision.round} is not paired")
-        tables = rounds[decision.round - 1].tables
-        if not 1 <= decision.table <= len(tables):
-            raise DecisionError(
-                "no_such_game", f"round {decision.round} has no table {decision.table}"
-            )
-        seats = len(tables[decision.table - 1].players)
-        if any(not 0 <= seat < seats for seat in decision.winners):
-            raise DecisionError("unknown_winner", f"the table has seats 0 to {seats - 1}")

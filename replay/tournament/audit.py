@@ -24,7 +24,8 @@ from replay.source import BadLine, parse_line, read_file
 from replay.tournament.logs import Run, split_runs
 from replay.tournament.manifest import Listed, Manifest, Recorded, read_manifest
 from replay.tournament.summary import applied, crosstable
-from replay.tournament.verdict import GameVerdict, TournamentVerdict, quote
+from replay.tournament.verdict import GameVerdict, TournamentVerdict
+from replay.tournament.wrong import quote
 from replay.verify import Status, Verdict, same_json
 
 #: A game's place in the tournament: (round, table).

@@ -50,7 +50,7 @@ from domain.tournament.decisions import (
 )
 from domain.tournament.plan import RULES_VERSIONS, Plan, PlanError
 from domain.tournament.standings import Standing, as_json_number
-from replay.tournament.verdict import Wrong, quote
+from replay.tournament.wrong import Wrong, quote
 
 #: Every manifest's fields (``domain.tournament.export``: the list the service writes too).
 MANIFEST_FIELDS = frozenset(export.MANIFEST_FIELDS)

@@ -1,8 +1,6 @@
-"""What a tournament audit answers, and how the answer prints.
-
-``Wrong`` is a problem found while reading the export; ``GameVerdict`` and
-``TournamentVerdict`` are the audit's answer, for one game and for the set.
-"""
+"""What a tournament audit answers, and how the answer prints: ``GameVerdict`` and
+``TournamentVerdict``, for one game and for the set (a problem found while reading the
+export is ``replay.tournament.wrong.Wrong``)."""
 
 from __future__ import annotations
 
@@ -13,21 +11,6 @@ from typing import Any
 from domain.tournament.standings import Standing, as_json_number
 from replay.tournament.summary import Applied, CrossRow, crosstable_lines
 from replay.verify import Status, Verdict
-
-#: A problem quotes at most this much of what it found (a hostile file may hold megabytes).
-MAX_QUOTE = 80
-
-
-class Wrong(Exception):
-    """Something the export holds that it should not: where it is, and why it is wrong."""
-
-    def __init__(self, where: str, why: str) -> None:
-        super().__init__(f"{where}: {why}")
-        self.where = where
-        self.why = why
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.why}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +200,3 @@ def standings_table(rows: Sequence[Standing], tiebreaks: Sequence[str] = ()) -> 
         ]
         lines.append("  ".join(cells).rstrip())
     return lines
-
-
-def quote(text: str, limit: int = MAX_QUOTE) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

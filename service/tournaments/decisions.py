@@ -36,11 +36,10 @@ from domain.tournament.decisions import (
     Decision,
     DecisionError,
     Enter,
-    check_decision,
     parse_decision,
     parse_request,
 )
-from domain.tournament.plan import Plan
+from domain.tournament.plan import Plan, check_decision
 from domain.tournament.rounds import Round
 from service.errors import Conflict, InvalidRequest
 from service.tournaments.store import StoredTournament, TournamentStatus

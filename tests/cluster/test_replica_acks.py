@@ -191,7 +191,9 @@ def test_a_failover_loses_acknowledged_moves_only_without_acks(
     if acks == 1:  # the promoted master has no replica: it acknowledges nothing until one
         assert move(game)[0].status_code == 503  # rejoins, as the old master does now
         master.start()
-        wait_until(lambda: role(master) == "slave", PROMPTLY, "the old master to rejoin as a replica")
+        wait_until(
+            lambda: role(master) == "slave", PROMPTLY, "the old master to rejoin as a replica"
+        )
     wait_until(lambda: move(game)[0].status_code == 201, PROMPTLY, "a move to be acknowledged")
     if acks == 0:
         assert [a.status_code for a in during] == [201, 201, 201]

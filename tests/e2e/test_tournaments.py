@@ -34,6 +34,7 @@ from service.tournaments.store import tournament_key
 from tests.support.api import ORGANIZER, bearer
 from tests.support.replay_cli import floe as floe_cli
 from tests.support.store import every_stored_byte
+from tests.support.tournament_api import create, document, floe_of
 from tests.support.waiting import AT_LENGTH, PROMPTLY, wait_until
 from tests.support.workers import StartWorker
 
@@ -46,26 +47,6 @@ def body(players: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
 
 def bots(count: int, start: int = 0) -> list[dict[str, Any]]:
     return [{"name": f"bot{start + i:02}", "bot": BOTS[i % 2]} for i in range(count)]
-
-
-def create(client: FlaskClient, payload: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/v1/tournaments", json=payload, headers=bearer(ORGANIZER))
-    assert response.status_code == 201, response.get_json()
-    assert response.headers["Location"] == f"/v1/tournaments/{response.get_json()['id']}"
-    created: dict[str, Any] = response.get_json()
-    return created
-
-
-def document(client: FlaskClient, tournament_id: str) -> dict[str, Any]:
-    response = client.get(f"/v1/tournaments/{tournament_id}")
-    assert response.status_code == 200, response.get_json()
-    found: dict[str, Any] = response.get_json()
-    return found
-
-
-def floe_of(app: Flask) -> Floe:
-    floe: Floe = app.extensions["floe"]
-    return floe
 
 
 def play_round(
@@ -161,7 +142,12 @@ def test_creating_a_tournament_needs_the_organizer(client: FlaskClient) -> None:
         ({"format": "round_robin", "table_size": 3}, 400, "invalid_tournament", "tables of 2"),
         ({"format": "round_robin", "rounds": 2}, 400, "invalid_tournament", "has 5 rounds"),
         ({"players": bots(1)}, 400, "invalid_body", "players"),
-        ({"players": [{"name": "a"}, {"name": "a"}], "rounds": 1}, 400, "invalid_tournament", "differ"),
+        (
+            {"players": [{"name": "a"}, {"name": "a"}], "rounds": 1},
+            400,
+            "invalid_tournament",
+            "differ",
+        ),
         ({"players": bots(2)}, 400, "invalid_tournament", "without meeting"),
         ({"table_size": 4, "rounds": 6, "players": bots(5)}, 400, "invalid_tournament", "two"),
         ({"options": {"nonsense": 1}}, 400, None, None),

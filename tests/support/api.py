@@ -91,5 +91,7 @@ def until_over(client: FlaskClient, redis_client: redis.Redis, game_id: str) -> 
         if view["status"] == "over":
             return view
         seen = max(seen, view["version"])
-        assert redis_client.xread({events_key(game_id): f"0-{seen}"}, block=BOT_MOVE_WITHIN_MS), "stalled"
+        assert redis_client.xread({events_key(game_id): f"0-{seen}"}, block=BOT_MOVE_WITHIN_MS), (
+            "stalled"
+        )
     raise AssertionError("the bots' game did not end")

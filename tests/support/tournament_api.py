@@ -46,6 +46,7 @@ def swiss(players: list[dict[str, Any]], rounds: int = 2, **extra: Any) -> dict[
 def create(client: FlaskClient, payload: dict[str, Any]) -> dict[str, Any]:
     response = client.post("/v1/tournaments", json=payload, headers=bearer(ORGANIZER))
     assert response.status_code == 201, response.get_json()
+    assert response.headers["Location"] == f"/v1/tournaments/{response.get_json()['id']}"
     created: dict[str, Any] = response.get_json()
     return created
 

@@ -54,12 +54,11 @@ from domain.tournament.decisions import (
     Correct,
     Decision,
     Enter,
-    check_decision,
     listed_players,
     parse_decision,
     parse_request,
 )
-from domain.tournament.plan import Plan, PlayedRound
+from domain.tournament.plan import Plan, PlayedRound, check_decision
 from domain.tournament.rounds import Round
 from domain.tournament.standings import GameResult, as_json_number
 

@@ -92,9 +92,12 @@ def test_the_tests_never_import_the_benchmark() -> None:
 
 def test_the_benchmark_takes_only_the_support_code_from_the_tests() -> None:
     files = [p for p in python_files(BENCH) if not p.is_relative_to(BENCH_TESTS)]
-    assert violations(
-        files, lambda module: within(module, "tests") and not within(module, "tests.support")
-    ) == []
+    assert (
+        violations(
+            files, lambda module: within(module, "tests") and not within(module, "tests.support")
+        )
+        == []
+    )
 
 
 def test_the_checks_see_what_they_look_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,11 +18,10 @@ from domain.tournament.decisions import (
     Enter,
     Withdraw,
     active_players,
-    check_decision,
     parse_decision,
     parse_request,
 )
-from domain.tournament.plan import Plan, PlayedRound
+from domain.tournament.plan import Plan, PlayedRound, check_decision
 from domain.tournament.rounds import Round, Table, berger_round_robin
 from domain.tournament.standings import Standing, standings
 

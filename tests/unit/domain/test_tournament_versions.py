@@ -21,8 +21,8 @@ import pytest
 
 from domain.tournament import v1
 from domain.tournament.audit import pairing_problems, standing_problems
-from domain.tournament.decisions import DecisionError, Withdraw, check_decision
-from domain.tournament.plan import RULES_VERSION, Plan, PlanError, PlayedRound
+from domain.tournament.decisions import DecisionError, Withdraw
+from domain.tournament.plan import RULES_VERSION, Plan, PlanError, PlayedRound, check_decision
 from domain.tournament.rounds import Round, Table, round_robin
 from domain.tournament.standings import GameResult, Standing, game_points
 
