@@ -69,7 +69,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         description="Floe benchmarks: (a) HTTP throughput vs a bare XADD and boardgame.io "
         "(also pinned: server on one core, load on another), (b) POST latency "
         "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice and bot moves "
-        "through the job workers, (e) floe replay verify over a thousand games; (f) memory: "
+        "through the job workers, (e) floe replay verify over a thousand games, and a 64-bot "
+        "swiss with and without bot replay; (f) memory: "
         "Redis bytes per game, bytes per cached game, RSS with a bounded cache (quick form; "
         "--memory-full for all of it); (g) a 64-bot swiss tournament on 1, 2 and 4 job "
         "workers; (h) Floe on a Redis Cluster against one Redis (g and h are not in the "
@@ -189,6 +190,18 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "--verify-games", type=int, default=1000, help="(e) finished games to verify"
     )
     parser.add_argument(
+        "--verify-bots",
+        type=int,
+        default=64,
+        help="(e) bots of the swiss verified with and without bot replay (0: skip it)",
+    )
+    parser.add_argument(
+        "--verify-bot-rounds",
+        type=int,
+        default=None,
+        help="(e) rounds of that swiss (6, quick 2)",
+    )
+    parser.add_argument(
         "--memory-full",
         action="store_true",
         help="(f) the whole of python -m bench.memory (about 2 minutes), not its quick form",
@@ -225,6 +238,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         args.samples = 100 if quick else 200
     if args.versions is None:
         args.versions = [2000] if quick else [2000, 5000]
+    if args.verify_bot_rounds is None:
+        args.verify_bot_rounds = 2 if quick else 6
     if args.fold_events is None:
         args.fold_events = 2000 if quick else 5000
     if args.script_length is None:
@@ -292,6 +307,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         verifying.run(
             report, games=args.verify_games, events=100, jobs=os.cpu_count() or 1, log=log
         )
+        if args.verify_bots:
+            verifying.run_bots(
+                report,
+                players=args.verify_bots,
+                rounds=args.verify_bot_rounds,
+                repeats=1 if args.quick else 2,
+                log=log,
+            )
 
     if "f" in args.only:  # python -m bench.memory --help for its knobs
         if args.memory_full:

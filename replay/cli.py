@@ -22,10 +22,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from replay import source
+from replay.bots import ReplayTally
 from replay.verify import Verdict, verify_lines
 
 if TYPE_CHECKING:
@@ -41,7 +43,16 @@ output:
   id, then ok, incomplete or failed, where and why; then a summary line
   "N ok, N incomplete, N failed". With --json, one JSON object per game and line, with
   the keys file (null for a game id), game_id (null when the log holds none), status,
-  events, version and reason (null unless failed), and no summary line.
+  events, version, reason (null unless failed) and bot_replay, and no summary line.
+
+bots:
+  every move of a bot seat is made again from the state before it, the seat's kind and
+  its stream of the revealed seed, and must be the logged move ("the bot of seat 2
+  (greedy) would have played X at version 17, the log says Y"). The verdict names the
+  bot seats replayed; a game not over reveals no seed, so its bots cannot be replayed
+  yet (said, not failed). --no-bot-replay skips it (a search bot's moves cost what it
+  thought), and the verdict says it was skipped. bot_replay in --json: status
+  (replayed, skipped, no_seed, no_bots), moves, and seats [{seat, bot, moves}].
 
 tournaments:
   a file whose first line is {"tournament": {...}} is a tournament export, audited as a
@@ -51,7 +62,8 @@ tournaments:
   opponents' numbers; ? no verified result, * corrected, bye, - not in the round) and
   each director's decision. With --json, one object for it: file, tournament_id,
   status, reason, rounds, planned_rounds, cancelled, rules_version, games, problems,
-  unchecked, standings, crosstable and decisions.
+  unchecked, standings, crosstable, decisions and bot_replay (status, games with bots,
+  replayed, moves); each game has its bot_replay too.
 
 progress:
   "verified N/M" goes to stderr, never to stdout: redrawn in place when stderr is a
@@ -103,6 +115,7 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
     check.add_argument("games", nargs="+", help="export files, or game ids with REDIS_URL")
     check.add_argument("--json", action="store_true", help="one JSON verdict per line")
     check.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes")
+    no_bot_replay(check)
     check.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -123,6 +136,7 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
         help="version (default: the last that can be shown; negative: counted back from it)",
     )
     show.add_argument("--svg", action="store_true", help="an SVG picture instead of text")
+    no_bot_replay(show)
     show.add_argument(
         "--colour", choices=("auto", "always", "never"), default="auto", help="ANSI colours"
     )
@@ -135,6 +149,7 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
     )
     step.add_argument("game", help="an export file, or a game id with REDIS_URL")
     step.add_argument("--at", type=int, help="the version to start at (default: 1)")
+    no_bot_replay(step)
     args = parser.parse_args(argv)
     if args.command in ("show", "step"):
         return look(args, open_store)
@@ -156,20 +171,56 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
 
     sets = {n for n in args.games if source.is_file(n) and is_tournament_file(n)}
     games = [n for n in args.games if n not in sets]
-    found = iter(verify_all(games, jobs=args.jobs, progress=progress, open_store=open_store))
+    bots = args.bot_replay
+    one = partial(verify_one, bot_replay=bots)
+    found = iter(
+        verify_all(games, jobs=args.jobs, progress=progress, open_store=open_store, check=one)
+    )
     verdicts: list[Verdict | TournamentVerdict] = []
     for name in args.games:  # in the order named; a tournament export is audited as a whole
-        verdict = audit_file(name) if name in sets else next(found)
+        verdict = audit_file(name, bot_replay=bots) if name in sets else next(found)
         verdicts.append(verdict)
         if args.json:
-            print(json.dumps(verdict.to_json()))
+            print(json.dumps(as_json(verdict)))
         elif isinstance(verdict, Verdict):
             print(printable(str(verdict)))
         else:
-            print("\n".join(map(printable, verdict.report())))
+            print("\n".join(map(printable, tournament_report(verdict))))
     if not args.json:
         print(summary(verdicts))
     return 0 if all(v.status == "ok" for v in verdicts) else 1
+
+
+def no_bot_replay(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--no-bot-replay",
+        dest="bot_replay",
+        action="store_false",
+        help="do not make the bots' moves again (the verdict says they were not)",
+    )
+
+
+def as_json(verdict: Verdict | TournamentVerdict) -> dict[str, object]:
+    """``--json``'s object: a tournament's gets ``bot_replay`` for the set and each game."""
+    if isinstance(verdict, Verdict):
+        return verdict.to_json()
+    document = verdict.to_json()
+    for game, entry in zip(verdict.games, document["games"], strict=True):
+        entry["bot_replay"] = None if game.verdict.bots is None else game.verdict.bots.to_json()
+    document["bot_replay"] = ReplayTally.of(g.verdict.bots for g in verdict.games).to_json()
+    return document
+
+
+def tournament_report(verdict: TournamentVerdict) -> list[str]:
+    """The tournament's report, then a line when some game's bots were not replayed (skipped,
+    or no seed yet); every game's ``bot_replay`` is in ``--json``."""
+    lines = verdict.report()
+    tally = ReplayTally.of(g.verdict.bots for g in verdict.games)
+    bots = tally.describe()
+    if bots is not None and tally.replayed < tally.games:
+        prefix = "" if verdict.file is None else f"{verdict.file} "
+        lines.append(f"{prefix}{bots}")
+    return lines
 
 
 def summary(verdicts: Sequence[Verdict | TournamentVerdict]) -> str:
@@ -189,7 +240,7 @@ def look(args: argparse.Namespace, open_store: source.OpenStore | None = None) -
         return code
 
     try:
-        timeline = load(args.game, open_store)
+        timeline = load(args.game, open_store, bot_replay=args.bot_replay)
     except OSError as error:
         return refuse(f"cannot read {args.game}: {error.strerror or error}", 2)
     except source.StoreError as error:
@@ -251,9 +302,10 @@ def show_svg(timeline: Timeline, version: int) -> int:
     return 0
 
 
-def verify_one(name: str, lines: list[str] | None = None) -> Verdict:
+def verify_one(name: str, lines: list[str] | None = None, *, bot_replay: bool = True) -> Verdict:
     """The verdict on one game: export file ``name``, or the game with id ``name`` whose
-    ``lines`` were read from the store. Never raises: whatever goes wrong is its verdict."""
+    ``lines`` were read from the store (``bot_replay``: making the bots' moves again). Never
+    raises: whatever goes wrong is its verdict."""
     file = name if lines is None else None
     try:
         if lines is None:
@@ -262,7 +314,7 @@ def verify_one(name: str, lines: list[str] | None = None) -> Verdict:
             except OSError as error:
                 reason = f"cannot read: {error.strerror or error}"
                 return Verdict(None, "failed", 0, None, reason, file=name)
-        verdict = verify_lines(lines)
+        verdict = verify_lines(lines, bot_replay=bot_replay)
         if file is None:
             return replace(verdict, game_id=verdict.game_id or name)
         return replace(verdict, file=file)

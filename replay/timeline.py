@@ -142,12 +142,16 @@ def departure(stored: Mapping[str, Any]) -> tuple[int, str] | None:
 
 
 def from_events(
-    events: Sequence[Any], verdict: Verdict | None = None, *, size: int | None = None
+    events: Sequence[Any],
+    verdict: Verdict | None = None,
+    *,
+    size: int | None = None,
+    bot_replay: bool = True,
 ) -> Timeline:
-    """Audit stored events (JSON, in log order; ``verdict`` if already audited) and fold
-    every version the audit passed into a timeline."""
+    """Audit stored events (JSON, in log order; ``verdict`` if already audited, else with
+    ``bot_replay`` or not) and fold every version the audit passed into a timeline."""
     events = list(events)
-    verdict = verify(events) if verdict is None else verdict
+    verdict = verify(events, bot_replay=bot_replay) if verdict is None else verdict
     size = len(events) if size is None else size
     usable = len(events)
     if verdict.status == "failed":
@@ -180,14 +184,17 @@ def from_events(
     )
 
 
-def load(name: str, open_store: source.OpenStore | None = None) -> Timeline:
-    """The timeline of a game named by export file, or by id with ``REDIS_URL``.
+def load(
+    name: str, open_store: source.OpenStore | None = None, *, bot_replay: bool = True
+) -> Timeline:
+    """The timeline of a game named by export file, or by id with ``REDIS_URL`` (audited with
+    ``bot_replay`` or not).
 
     ``OSError`` if the file cannot be read, ``source.StoreError`` if the store has no such
     game, ``TimelineError`` if nothing of it can be shown.
     """
     lines = source.read(name, open_store)
-    verdict, events = audit_lines(lines)
+    verdict, events = audit_lines(lines, bot_replay=bot_replay)
     return from_events(events, verdict, size=sum(1 for line in lines if line.strip()))
 
 
@@ -212,6 +219,11 @@ def banner(
         )
     if folded:
         lines.append(f"{folded}; versions {shown + 1} and later cannot be shown")
+    if verdict.bots is not None and verdict.bots.status == "skipped":
+        lines.append(
+            "bot replay skipped: the bots' moves are legal, but not proven to be the moves "
+            "their bots make (floe replay verify without --no-bot-replay proves it)"
+        )
     if wrong_seed is not None:
         lines.append(
             f"this file is not trustworthy: {wrong_seed}, so none of its random outcomes is proven"

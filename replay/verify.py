@@ -9,6 +9,11 @@ recomputes from the revealed seed; ``game_over`` is exactly what the rules concl
 they conclude it; and ``seed_revealed`` ends the log with the seed the first event committed
 to.
 
+Every move of a bot seat is made again (``replay.bots``: the seat's kind, the state before it
+and its ``bot-<seat>`` stream of the revealed seed) and must be the logged move; a person's
+seat never is. ``bot_replay=False`` skips that (the verdict says so), and a log that reveals
+no seed cannot be replayed (the verdict says that too, and nothing fails for it).
+
 A game with a clock is checked against it too (``domain.engine.clock``): every ``at`` is a
 time in the log's own form, never earlier than the one before; every clock is recomputed from
 those times; every action and decision comes by its deadlines (an action after its seat's
@@ -51,6 +56,7 @@ from domain.engine.types import (
     GameState,
 )
 from domain.games import GAMES
+from replay.bots import BotReplay, BotReplayer
 from replay.source import BadLine, parse_line
 
 Status = Literal["ok", "incomplete", "failed"]
@@ -64,7 +70,8 @@ class Verdict:
     """The audit's answer for one game: ``version`` and ``reason`` name the first failure.
 
     ``file`` is the export file audited (None for a game read from the store by id);
-    ``game_id`` is the id the log itself carries in event 1 (None when it has none).
+    ``game_id`` is the id the log itself carries in event 1 (None when it has none); ``bots``
+    is what bot replay did (None when event 1 could not be read).
     """
 
     game_id: str | None
@@ -73,6 +80,7 @@ class Verdict:
     version: int | None = None
     reason: str | None = None
     file: str | None = None
+    bots: BotReplay | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -82,6 +90,7 @@ class Verdict:
             "events": self.events,
             "version": self.version,
             "reason": self.reason,
+            "bot_replay": None if self.bots is None else self.bots.to_json(),
         }
 
     @property
@@ -94,7 +103,9 @@ class Verdict:
     def __str__(self) -> str:
         where = "" if self.version is None else f" at version {self.version}"
         why = "" if self.reason is None else f": {self.reason}"
-        return f"{self.name}: {self.status}{where}{why} ({self.events} events)"
+        bots = None if self.bots is None else self.bots.describe()
+        more = "" if bots is None else f"; {bots}"
+        return f"{self.name}: {self.status}{where}{why} ({self.events} events{more})"
 
 
 class Broken(Exception):
@@ -115,12 +126,13 @@ def _clip(reason: str) -> str:
     return reason if len(reason) <= MAX_REASON else reason[: MAX_REASON - 1] + "…"
 
 
-def verify_lines(lines: Iterable[str]) -> Verdict:
-    """Audit an export file's lines (one stored event per line; blank lines are skipped)."""
-    return audit_lines(lines)[0]
+def verify_lines(lines: Iterable[str], *, bot_replay: bool = True) -> Verdict:
+    """Audit an export file's lines (one stored event per line; blank lines are skipped);
+    ``bot_replay=False`` does not make the bots' moves again."""
+    return audit_lines(lines, bot_replay=bot_replay)[0]
 
 
-def audit_lines(lines: Iterable[str]) -> tuple[Verdict, list[Any]]:
+def audit_lines(lines: Iterable[str], *, bot_replay: bool = True) -> tuple[Verdict, list[Any]]:
     """The verdict on an export file's lines, and the events read before any unusable line.
 
     A line that is not a usable JSON value (see ``source.parse_line``) fails the log at the
@@ -133,22 +145,28 @@ def audit_lines(lines: Iterable[str]) -> tuple[Verdict, list[Any]]:
         try:
             events.append(parse_line(line))
         except BadLine as bad:
-            before = verify(events) if events else None
+            before = verify(events, bot_replay=bot_replay) if events else None
             if before is not None and before.status == "failed":
                 return before, events
             reason, where = _clip(f"line {number} {bad}"), len(events) + 1
-            return Verdict(_game_id(events), "failed", len(events), where, reason), events
-    return verify(events), events
+            bots = None if before is None else before.bots
+            verdict = Verdict(_game_id(events), "failed", len(events), where, reason, bots=bots)
+            return verdict, events
+    return verify(events, bot_replay=bot_replay), events
 
 
-def verify(events: list[Any]) -> Verdict:
-    """Audit a game's stored events, in log order. Never raises: hostile input fails."""
+def verify(events: list[Any], *, bot_replay: bool = True) -> Verdict:
+    """Audit a game's stored events, in log order (``bot_replay=False``: without making the
+    bots' moves again). Never raises: hostile input fails."""
     game_id = _game_id(events)
+    bots = BotReplayer(bot_replay)
     try:
-        complete = _audit(events)
+        complete = _audit(events, bots)
     except Broken as broken:
-        return Verdict(game_id, "failed", len(events), broken.version, broken.reason)
-    return Verdict(game_id, "ok" if complete else "incomplete", len(events))
+        reason = broken.reason
+        return Verdict(game_id, "failed", len(events), broken.version, reason, bots=bots.result())
+    status: Status = "ok" if complete else "incomplete"
+    return Verdict(game_id, status, len(events), bots=bots.result())
 
 
 def seed_problem(events: list[Any]) -> str | None:
@@ -161,7 +179,7 @@ def seed_problem(events: list[Any]) -> str | None:
     return None
 
 
-def _audit(events: list[Any]) -> bool:
+def _audit(events: list[Any], bots: BotReplayer) -> bool:
     """Every check, event by event: the first failure raises ``Broken`` at its version.
 
     Whatever else hostile content provokes in the checks or the rules (a ``TypeError`` deep
@@ -171,7 +189,7 @@ def _audit(events: list[Any]) -> bool:
         raise Broken(None, "the log is empty")
     at = [1]  # the version being checked
     try:
-        return _walk(events, at)
+        return _walk(events, at, bots)
     except Broken:
         raise
     except Exception as error:  # any crash on a log's content is a verdict, never a traceback
@@ -179,18 +197,20 @@ def _audit(events: list[Any]) -> bool:
         raise Broken(at[0], f"the rules cannot replay this event ({why})") from None
 
 
-def _walk(events: list[Any], at: list[int]) -> bool:
+def _walk(events: list[Any], at: list[int], bots: BotReplayer) -> bool:
     first = events[0]
     game_id = first.get("game_id") if isinstance(first, dict) else None
     prev = _check_envelope(first, 1, GENESIS_HASH, game_id)
     assert isinstance(game_id, str)  # the envelope check made sure
     created = _created(first)
-    rules = GAMES[created.game].rules
+    game = GAMES[created.game]
+    rules = game.rules
     try:  # a seed that does not open the commitment fails the log where it is revealed, but
         seed = _seed(events, created.seed_commitment)  # everything before it is audited first
         wrong_seed = None
     except Broken as broken:
         seed, wrong_seed = None, broken
+    bots.start(game, created, seed)
     timed = created.clock is not None
     first_at = _time(first, 0) if timed else None
     state: GameState[Any] = play.new_game(rules, game_id, created, first_at)
@@ -204,7 +224,7 @@ def _walk(events: list[Any], at: list[int]) -> bool:
         stamp = _time(stored, last) if timed else None
         if stamp is not None:
             last = epoch_seconds(stamp)
-        state, owed = _check_event(rules, state, stored, seed, owed, stamp)
+        state, owed = _check_event(rules, state, stored, seed, owed, stamp, bots)
         if stored["type"] == SEED_REVEALED and version != len(events):
             raise Broken(version + 1, "events follow seed_revealed")
     if owed and owed[0].type == GAME_OVER:
@@ -231,9 +251,10 @@ def _check_event(
     seed: bytes | None,
     owed: list[Event],
     at: str | None = None,
+    bots: BotReplayer | None = None,
 ) -> tuple[GameState[Any], list[Event]]:
     """The state after ``stored`` (at ``at``, for a game with a clock) and what the rules owe
-    next, if the rules agree with it."""
+    next, if the rules agree with it (and, for a bot seat's action, its bot: ``bots``)."""
     version, event = stored["version"], event_of(stored)
     if owed:
         if not same_event(event, owed[0]):
@@ -253,6 +274,9 @@ def _check_event(
         raise Broken(version, f"{event.type} is not an event the log may hold here")
     else:
         owed = _check_action(rules, state, stored, at)[1:]
+        forged = None if bots is None else bots.check(state, stored)
+        if forged is not None:
+            raise Broken(version, forged)
     if event.type == GAME_OVER:
         owed = [Event(SEED_REVEALED, SYSTEM, {"seed": seed.hex() if seed else None})]
     return play.apply(rules, state, event, at), owed

@@ -193,15 +193,22 @@ def squash(lead: float, scale: float) -> float:
     return 0.5 + 0.5 * lead / (abs(lead) + scale)
 
 
-_LOGS: list[float] = [0.0]
+#: ln n, by n, filled as asked. Keyed by n, so searches racing in threads to fill it store
+#: the same value at the same key: a list extended by position could store ln 5 at 6 (two
+#: threads computing ln 5, both appending), and every later search in the process would
+#: then differ from the same search anywhere else.
+_LOGS: dict[int, float] = {}
 
 
 def natural_log(n: int) -> float:
     """ln n for a positive integer, computed in ``decimal`` and rounded once to a float, so
     it is the same on every machine (``math.log`` is only as exact as the platform's libm)."""
-    while len(_LOGS) <= n:
-        _LOGS.append(float(_LN_CONTEXT.ln(Decimal(len(_LOGS)))))
-    return _LOGS[n] if n > 0 else 0.0
+    if n <= 1:
+        return 0.0
+    value = _LOGS.get(n)
+    if value is None:
+        value = _LOGS[n] = float(_LN_CONTEXT.ln(Decimal(n)))
+    return value
 
 
 _LN_CONTEXT = Context(prec=40)

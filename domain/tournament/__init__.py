@@ -7,10 +7,10 @@ functions (docs/guide/tournaments.md).
 standings by that version's rules), ``rounds`` (the round robin and the swiss pairing, step by
 step), ``standings`` (points, tie-breaks, places), ``decisions`` (withdraw, enter, correct),
 ``v1`` (rules version 1, the first tournaments' pairing and standings, frozen), ``audit`` (the
-checks), ``commitments`` (the seeds' commitment).
+checks), ``commitments`` (the seeds' and the roster's commitments).
 """
 
-from domain.tournament.commitments import tournament_commitment
+from domain.tournament.commitments import roster_commitment, tournament_commitment
 from domain.tournament.decisions import Correct, Decision, DecisionError, Enter, Withdraw
 from domain.tournament.rounds import Round, Table, round_robin, swiss_round
 from domain.tournament.standings import (
@@ -35,6 +35,7 @@ __all__ = [
     "Table",
     "Withdraw",
     "game_points",
+    "roster_commitment",
     "round_robin",
     "standings",
     "swiss_round",

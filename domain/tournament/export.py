@@ -31,4 +31,5 @@ OPTIONAL_MANIFEST_FIELDS: tuple[str, ...] = (
     "ratings",
     "round_start",
     "decisions",
+    "roster_commitment",
 )

@@ -10,6 +10,9 @@ the standings; the audit believes none of it and recomputes what it can:
    ``"1"``, the rules of every tournament made before versions were written; an unknown one is
    a problem, and nothing that depends on the rules is checked);
 2. ``commitment`` is the SHA-256 of the seed commitments, one for each of the plan's slots;
+   ``roster_commitment`` is the SHA-256 of the players listed at creation, names and bots in
+   order (``domain.tournament.commitments``); absent (a tournament made before rosters were
+   committed), it is noted as not checked;
 3. the other lines are game logs (consecutive lines of one ``game_id``), each audited on its
    own by ``replay.verify``; the manifest lists every log once, in order, and no other;
 4. each game's first event names its place (tournament, round, table), commits to its slot's
@@ -35,7 +38,8 @@ numbers, a round paired with someone withdrawn or without someone entered, stand
 not follow, a decision that could not have been taken then. (A ``pause`` or ``resume`` dropped
 in a pair changes nothing the audit recomputes, and a forger who rewrites a decision *and*
 everything that follows from it, re-signing the game logs, writes a consistent, different
-tournament: what binds an export is its commitment, published before play.)
+tournament: what binds an export is its commitment and its roster commitment, published before
+play.)
 
 The answer is one ``TournamentVerdict``: ``ok`` (every game ok, every planned round made, every
 check passes), ``incomplete`` (nothing wrong, but games not over or rounds not yet made) or

@@ -15,7 +15,7 @@ from typing import Any
 
 from domain.engine.canonical import canonical_json
 from domain.engine.types import GAME_OVER, Outcome
-from domain.tournament import Round, Table, tournament_commitment
+from domain.tournament import Round, Table, roster_commitment, tournament_commitment
 from domain.tournament.audit import compare_standings, decision_problems, pairing_problems
 from domain.tournament.decisions import Correct, DecisionError
 from domain.tournament.plan import PlayedRound
@@ -50,40 +50,45 @@ def is_manifest_line(line: str) -> bool:
     return isinstance(value, dict) and set(value) == {"tournament"}
 
 
-def audit_file(path: str) -> TournamentVerdict:
-    """The verdict on the tournament export ``path``. Never raises."""
+def audit_file(path: str, *, bot_replay: bool = True) -> TournamentVerdict:
+    """The verdict on the tournament export ``path`` (``bot_replay``: each game's bot moves
+    made again, ``replay.bots``). Never raises."""
     try:
         lines = read_file(path)
     except OSError as error:
         reason = f"cannot read: {error.strerror or error}"
         return TournamentVerdict("failed", (), (reason,), (), file=path)
-    return audit_tournament(lines, file=path)
+    return audit_tournament(lines, file=path, bot_replay=bot_replay)
 
 
-def audit_tournament(lines: Sequence[str], *, file: str | None = None) -> TournamentVerdict:
+def audit_tournament(
+    lines: Sequence[str], *, file: str | None = None, bot_replay: bool = True
+) -> TournamentVerdict:
     """The verdict on a tournament export's lines (the manifest first). Never raises."""
     try:
-        return _Audit(lines).run(file)
+        return _Audit(lines, bot_replay).run(file)
     except Exception as error:  # a bug, not a verdict on the file: say so, never a traceback
         why = f"the verifier crashed: {type(error).__name__}: {quote(str(error), 160)}"
         return TournamentVerdict("failed", (), (why,), (), file=file)
 
 
 class _Audit:
-    def __init__(self, lines: Sequence[str]) -> None:
+    def __init__(self, lines: Sequence[str], bot_replay: bool = True) -> None:
         self.lines = lines
+        self.bot_replay = bot_replay
         self.problems: list[str] = []
         self.unchecked: list[str] = []
 
     def run(self, file: str | None) -> TournamentVerdict:
         manifest = self._manifest()
         runs = self._runs()
-        audits = {id(run): run.audit() for run in runs}
+        audits = {id(run): run.audit(self.bot_replay) for run in runs}
         if manifest is None:
             logs = tuple(_unlisted(run, audits[id(run)]) for run in runs)
             self.problems += [p for g in logs for p in g.problems]
             return TournamentVerdict("failed", logs, tuple(self.problems), (), file=file)
         self._commitments(manifest)
+        self._roster(manifest)
         games, results = self._games(manifest, runs, audits)
         self._decisions(manifest)
         self._pairings(manifest, games, results)
@@ -168,6 +173,27 @@ class _Audit:
                     f"commitment: {manifest.commitment} is not the SHA-256 of the seed "
                     f"commitments ({computed})"
                 )
+
+    def _roster(self, manifest: Manifest) -> None:
+        """The players listed at creation (names and bots, in order) against the roster
+        commitment published beside ``commitment``: a player renamed, swapped, added or
+        dropped since no longer matches it (one entered later is their decision's, not the
+        roster's). A manifest without one is of a tournament made before rosters were
+        committed: nothing to check it against, which the verdict says."""
+        if not manifest.roster_committed:
+            self.unchecked.append(
+                "roster not committed (tournament made before rosters were committed)"
+            )
+            return
+        if manifest.roster_commitment is None:
+            return  # malformed: line 1's problem says so
+        computed = roster_commitment(manifest.players)
+        if computed != manifest.roster_commitment:
+            self.problems.append(
+                "roster: the players listed (names and bots) are not the ones committed at "
+                f"creation (roster_commitment {manifest.roster_commitment}; the players "
+                f"listed give {computed})"
+            )
 
     def _games(
         self, manifest: Manifest, runs: list[Run], audits: dict[int, Verdict]

@@ -7,7 +7,7 @@ the run it is in, and that game's audit fails it there.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from replay.source import BadLine, parse_line
@@ -29,15 +29,16 @@ class Run:
     events: list[Any] = field(default_factory=list)
     bad: int | None = None  # the file's line number of the first unusable line, if any
 
-    def audit(self) -> Verdict:
-        """``replay.verify``'s verdict on this log alone."""
+    def audit(self, bot_replay: bool = True) -> Verdict:
+        """``replay.verify``'s verdict on this log alone (``bot_replay``: its bots' moves made
+        again)."""
         if self.bad is None:
-            return verify(self.events)
-        verdict, _ = audit_lines(self.lines)
+            return verify(self.events, bot_replay=bot_replay)
+        verdict, _ = audit_lines(self.lines, bot_replay=bot_replay)
         relative = f"line {self.bad - self.first + 1} "  # audit_lines counts from the run
         if verdict.reason is not None and verdict.reason.startswith(relative):
             reason = f"line {self.bad} " + verdict.reason.removeprefix(relative)
-            return Verdict(verdict.game_id, verdict.status, verdict.events, verdict.version, reason)
+            return replace(verdict, reason=reason)
         return verdict
 
 

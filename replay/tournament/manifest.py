@@ -16,6 +16,9 @@ before they existed has none of them, and reads as it always did):
 - ``clock``: the clock every game was to be played with.
 - ``round_start``: ``"auto"``, ``"manual"`` or ``{"after_s": N}`` (N whole seconds, 1 to
   86400); recorded, not otherwise checked (it says when rounds were made, not what they are).
+- ``roster_commitment``: the SHA-256 hex of the players listed at creation
+  (``domain.tournament.commitments.roster_commitment``), published beside ``commitment``;
+  absent for a tournament made before rosters were committed.
 - ``decisions``: the director's decisions, in the order made, each an object with
   ``decision``, ``rounds_paired`` (a whole number), ``seq`` (1, 2, ... in list order), ``at``
   (an ISO 8601 time with its offset, ``Z`` for UTC) and ``reason`` (a non-blank string of at
@@ -141,6 +144,12 @@ class Manifest:
     round_start: str | dict[str, int] = "auto"
     #: The director's decisions, in order.
     decisions: tuple[Recorded, ...] = ()
+    #: The commitment to the players listed at creation; None when line 1 has none or a
+    #: malformed one (``roster_committed`` says which).
+    roster_commitment: str | None = None
+    #: Whether line 1 has a ``roster_commitment`` at all: a tournament made before rosters
+    #: were committed has none.
+    roster_committed: bool = False
 
     @property
     def effects(self) -> tuple[Decision, ...]:
@@ -192,6 +201,13 @@ def read_manifest(value: Any) -> tuple[Manifest | None, list[str]]:
         lambda: _matching(body["commitment"], SHA256, "commitment", "64 lowercase hex digits")
     )
     seeds = part(lambda: _seed_commitments(body["seed_commitments"]))
+    roster = None
+    if "roster_commitment" in body:
+        roster = part(
+            lambda: _matching(
+                body["roster_commitment"], SHA256, "roster_commitment", "64 lowercase hex digits"
+            )
+        )
     players = part(lambda: _players(body["players"]))
     version = part(lambda: _rules_version(body.get("rules_version", "1")))
     decisions = None
@@ -223,6 +239,8 @@ def read_manifest(value: Any) -> tuple[Manifest | None, list[str]]:
         clock,
         "auto" if start is None else start,
         decisions,
+        roster,
+        "roster_commitment" in body,
     )
     return manifest, problems
 

@@ -72,11 +72,11 @@ class GameVerdict:
 class TournamentVerdict:
     """The audit's answer for a tournament export: one status for the set, each game's
     verdict, every problem found (each ``"where: why"``), the checks that could not be made
-    (``unchecked``: a result they need is not verified) and the standings recomputed from
-    the verified games. ``cancelled``: the manifest lists a cancel decision (the tournament
-    ended with the rounds it had); ``rules_version``: the rules it was audited with;
-    ``crosstable`` and ``decisions``: what the audit recomputed and applied, for a reader
-    (``replay.tournament.summary``)."""
+    (``unchecked``: a result they need is not verified, or no roster was committed) and the
+    standings recomputed from the verified games. ``cancelled``: the manifest lists a cancel
+    decision (the tournament ended with the rounds it had); ``rules_version``: the rules it
+    was audited with; ``crosstable`` and ``decisions``: what the audit recomputed and applied,
+    for a reader (``replay.tournament.summary``)."""
 
     status: Status
     games: tuple[GameVerdict, ...]

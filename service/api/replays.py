@@ -11,6 +11,11 @@ at most ``MAX_BOARDS`` versions per request, from ``?from=N`` on (``?count=``): 
 version of a long game at once would cost seconds and tens of megabytes, so the page asks
 for the boards near the version it shows.
 
+Bot moves are not made again here (``bot_replay=False``): re-deriving a search bot's moves
+costs what it thought, minutes of CPU for a long game, which an unauthenticated upload must
+not be able to ask of the API; ``floe replay verify`` does it. So the verdict is that of
+``floe replay verify --no-bot-replay``.
+
 Nothing is stored: the same file answers the same, whoever sends it. The file is untrusted
 input: the audit never raises on what it holds, and nothing of it is folded past the first
 failure.
@@ -67,10 +72,10 @@ def post_replay() -> Response:
     first = int_arg("from", 1, low=1, high=2**53)
     count = int_arg("count", DEFAULT_BOARDS, low=1, high=MAX_BOARDS)
     lines = _lines()
-    verdict, events = audit_lines(lines)
+    verdict, events = audit_lines(lines, bot_replay=False)
     size = sum(1 for line in lines if line.strip())
     body: dict[str, Any] = {
-        "verdict": {k: v for k, v in verdict.to_json().items() if k != "file"},
+        "verdict": {k: v for k, v in verdict.to_json().items() if k not in ("file", "bot_replay")},
         "game": None,
         "game_id": verdict.game_id,
         "seats": [],

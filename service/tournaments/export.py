@@ -2,11 +2,12 @@
 
 The manifest keeps to the fields ``replay.tournament.manifest`` reads
 (``domain.tournament.export``); ``clock``, ``rules_version``, ``max_players``, ``tiebreaks``,
-``ratings``, ``round_start`` and ``decisions`` only when the tournament has them (a clock,
-rules recorded at creation, ratings given, a start other than "auto", a decision), so the
-manifests of older tournaments read as they always did. It lists the players of the
-creation (one entered later is its ``enter`` decision's) and each game as its log ended it
-(a correction is its ``correct`` decision's): the audit applies the decisions itself.
+``ratings``, ``round_start``, ``decisions`` and ``roster_commitment`` only when the tournament
+has them (a clock, rules recorded at creation, ratings given, a start other than "auto", a
+decision, a roster committed at creation), so the manifests of older tournaments read as they
+always did. It lists the players of the creation (one entered later is its ``enter``
+decision's) and each game as its log ended it (a correction is its ``correct`` decision's):
+the audit applies the decisions itself.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def manifest(document: Mapping[str, Any], spec: Mapping[str, Any]) -> JSON:
         line["round_start"] = document["round_start"]
     if document["decisions"]:
         line["decisions"] = document["decisions"]
+    if document["roster_commitment"] is not None:
+        line["roster_commitment"] = document["roster_commitment"]
     listed = len(spec["players"])
     line["players"] = [_kept(p, PLAYER_FIELDS) for p in document["players"][:listed]]
     line["rounds"] = [

@@ -1,12 +1,13 @@
 """Tournaments: games whose luck is fixed before the first move, run round after round.
 
 At creation every seed the tournament can use is drawn, one per (round, table) slot, and only
-their commitments are shown; each slot's game id is chosen too. Round 1's games are created at
-once (unless the organizer starts each round: ``round_start`` ``"manual"``, when the
-tournament stays ``open`` until round 1 is started). When a tournament game ends, a worker job
-(``advance``) looks at its round: once every game of it is over, the round's outcomes (and the
-time it ended) are recorded and, if its ``round_start`` says so now, the next round's tables
-made from them (``Plan.next_round``), in one compare-and-set, then its games are created.
+their commitments are shown, beside a commitment to the players listed (``roster_commitment``);
+each slot's game id is chosen too. Round 1's games are created at once (unless the organizer
+starts each round: ``round_start`` ``"manual"``, when the tournament stays ``open`` until
+round 1 is started). When a tournament game ends, a worker job (``advance``) looks at its
+round: once every game of it is over, the round's outcomes (and the time it ended) are
+recorded and, if its ``round_start`` says so now, the next round's tables made from them
+(``Plan.next_round``), in one compare-and-set, then its games are created.
 ``round_start``:
 
 - ``"auto"``: the next round is made as soon as the round before is over;
@@ -54,7 +55,7 @@ from domain.engine.errors import IllegalAction, NotAllowed
 from domain.engine.rng import seed_commitment
 from domain.engine.status import GameStatus
 from domain.engine.types import JSON, Outcome, TournamentSlot
-from domain.tournament import Round, Table, tournament_commitment
+from domain.tournament import Round, Table, roster_commitment, tournament_commitment
 from domain.tournament.decisions import Correct, Decision, Enter, Withdraw, withdrawn
 from domain.tournament.plan import Plan, PlanError, PlayedRound
 from domain.tournament.standings import GameResult, Standing, as_json_number, tiebreak_values
@@ -259,6 +260,7 @@ class Tournaments:
             "token_hashes": [t and tokens.token_hash(t) for t in player_tokens],
             "seed_commitments": commitments,
             "commitment": tournament_commitment(commitments),
+            "roster_commitment": roster_commitment([(p.name, p.bot) for p in command.players]),
             "game_ids": [secrets.token_hex(8) for _ in range(plan.slots)],
         }
         manual = round_start == "manual"
@@ -828,6 +830,8 @@ class Tournaments:
             "next_round_at": self._next_round_at(stored),
             "created_at": spec["created_at"],
             "commitment": spec["commitment"],
+            # None for a tournament made before rosters were committed.
+            "roster_commitment": spec.get("roster_commitment"),
             "seed_commitments": spec["seed_commitments"],
             "players": [
                 {

@@ -128,6 +128,7 @@ def test_a_bot_tournament_is_followed_from_its_page_until_it_is_finished(
         re.compile(r"^Iceberg · Swiss tournament (running|finished)$")
     )
     expect(page.get_by_test_id("commitment")).to_have_text(created["commitment"])
+    expect(page.get_by_test_id("roster-commitment")).to_have_text(created["roster_commitment"])
     expect(page.get_by_test_id("seed-commitment")).to_have_text(created["seed_commitments"])
     expect(page.get_by_test_id("standing")).to_have_count(5)
     expect(page.locator("#standings-head th")).to_have_text(DEFAULT_COLUMNS)
@@ -247,8 +248,9 @@ def test_an_unknown_tournament_is_404_and_the_page_fits_a_phone(
 
 def as_first_rules(document: dict[str, Any]) -> dict[str, Any]:
     """``document`` as the service gives it for a tournament stored before rules had versions
-    (rules version 1): no tie-breaks, no late entries, no ratings; standings by points, then
-    Buchholz, then name, every place its own (``domain.tournament.v1``)."""
+    (rules version 1): no tie-breaks, no late entries, no ratings, no roster committed;
+    standings by points, then Buchholz, then name, every place its own
+    (``domain.tournament.v1``)."""
     names = [p["name"] for p in document["players"]]
     results = [
         GameResult(tuple(g["players"]), tuple(g["outcome"]["winners"]))
@@ -273,6 +275,7 @@ def as_first_rules(document: dict[str, Any]) -> dict[str, Any]:
         "rules_version": "1",
         "tiebreaks": [],
         "max_players": len(names),
+        "roster_commitment": None,
         "players": [{**p, "rating": None} for p in document["players"]],
         "standings": standings,
     }
@@ -329,5 +332,8 @@ def test_a_tournament_of_the_first_rules_shows_buchholz_alone(
             " tournament keeps the first rules (version 1)."
         )
         expect(page.get_by_test_id("players-count")).to_have_text("4")
+        expect(page.get_by_test_id("roster-commitment")).to_have_text(
+            "The players listed were not committed: the tournament was made before rosters were."
+        )
         assert standings_shown(page) == standings_of(played)
     drawn_alike(still, live, DRAWN)

@@ -2,7 +2,8 @@
 its export audited: a manual start, an absent player ended by the clock, a correction that
 leaves three players sharing a place, a withdrawal and a late entry between rounds, a pause,
 byes, a withdrawal whose game is in play (forfeited through the game's own decision), and a
-cancel. The audit of the export is ``ok``; a decision dropped, changed or reordered fails it.
+cancel. The audit of the export is ``ok``; a decision dropped, changed or reordered fails it,
+and so does a player listed at creation renamed (the roster committed at creation).
 
 No sleeps: every wait is on a condition (a game over, the tournament settled)."""
 
@@ -16,8 +17,10 @@ from typing import Any
 import redis
 from flask.testing import FlaskClient
 
+from replay.tournament import audit_tournament
 from service.tournaments.store import RUNNING
 from tests.support.api import bearer
+from tests.support.replay_cli import rechain
 from tests.support.tournament_api import (
     create,
     decide,
@@ -128,6 +131,8 @@ def test_a_directed_event_plays_out_and_its_export_passes_the_audit(
     entered = taken(decide(client, tournament_id, "enter", name="late"))
     late = entered["entered"]["player"]
     assert late == 5 and entered["players"][late]["name"] == "late"
+    # The roster committed at creation is the players listed then: an entry leaves it as it was.
+    assert entered["roster_commitment"] == created["roster_commitment"]
     tokens[late] = entered["entered"]["token"]
     assert taken(decide(client, tournament_id, "pause"))["paused"] is True
     refused(start_round(client, tournament_id), 409, "tournament_paused")
@@ -186,6 +191,44 @@ def test_a_directed_event_plays_out_and_its_export_passes_the_audit(
         code, said = verify(tmp_path, f"{name}.jsonl", rewrite_decisions(text, tamper))
         assert code != 0, f"{name}: {said}"
         assert "failed" in said, f"{name}: {said}"
+
+    # A player listed at creation renamed in the manifest's players and standings (it has no
+    # crosstable): the roster committed at creation no longer fits, and the audit says so.
+    roster = "roster: the players listed (names and bots) are not the ones committed at creation"
+    code, said = verify(tmp_path, "renamed.jsonl", renamed(text, 0, "impostor"))
+    assert code != 0 and "failed" in said, said
+    assert f"problem: {roster} (roster_commitment {created['roster_commitment']};" in said
+    # Renamed in the seats of their games too, each log re-signed: only the roster catches it.
+    verdict = audit_tournament(renamed(text, 0, "impostor", in_logs=True).splitlines())
+    assert verdict.status == "failed"
+    assert [p.split(" (roster_commitment ")[0] for p in verdict.problems] == [roster]
+
+
+def renamed(text: str, player: int, name: str, *, in_logs: bool = False) -> str:
+    """The export with a player listed at creation renamed in the manifest's players and
+    standings; with ``in_logs``, in every seat of theirs too, each game's log re-signed, as a
+    careful forger would."""
+    first, *rest = text.splitlines()
+    manifest = json.loads(first)["tournament"]
+    old = manifest["players"][player]["name"]
+    manifest["players"][player]["name"] = name
+    for row in manifest["standings"]:
+        if row["player"] == player:
+            row["name"] = name
+    games: dict[str, list[dict[str, Any]]] = {}
+    for line in rest:
+        event = json.loads(line)
+        games.setdefault(event["game_id"], []).append(event)
+    if in_logs:
+        for game_id, log in games.items():
+            seats = log[0]["data"]["seats"]
+            if any(seat["name"] == old for seat in seats):
+                for seat in seats:
+                    seat["name"] = name if seat["name"] == old else seat["name"]
+                games[game_id] = rechain(log)
+    lines = [json.dumps({"tournament": manifest})]
+    lines += [json.dumps(event) for log in games.values() for event in log]
+    return "\n".join(lines) + "\n"
 
 
 def rewrite_decisions(text: str, tamper: Any) -> str:

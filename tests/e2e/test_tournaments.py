@@ -18,7 +18,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.engine.rng import seed_commitment
-from domain.tournament import tournament_commitment
+from domain.tournament import roster_commitment, tournament_commitment
+from replay.tournament import audit_tournament
 from service.api.app import create_app
 from service.bootstrap import Floe, build
 from service.clock import utc_now
@@ -185,6 +186,13 @@ def test_every_seed_is_committed_at_creation_and_round_one_starts_at_once(
         created["commitment"]
         == hashlib.sha256("".join(created["seed_commitments"]).encode("ascii")).hexdigest()
     )
+    # The players listed are committed beside the seeds: their names and bots, in order.
+    listed = [(p["name"], p["bot"]) for p in created["players"]]
+    assert created["roster_commitment"] == roster_commitment(listed)
+    roster = [{"bot": b, "name": n, "public_key": None} for n, b in listed]
+    written = json.dumps(roster, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert created["roster_commitment"] == hashlib.sha256(written.encode()).hexdigest()
+    assert document(client, created["id"])["roster_commitment"] == created["roster_commitment"]
     tokens = [p["token"] for p in created["players"]]
     assert [t is None for t in tokens] == [False, False, True, True, True, True, True]
     assert all(t.startswith(created["id"] + ".") for t in tokens[:2] if t)
@@ -279,6 +287,7 @@ def test_a_swiss_of_people_and_bots_runs_round_after_round_and_its_export_verifi
     lines = export.get_data(as_text=True).splitlines()
     manifest = json.loads(lines[0])["tournament"]
     assert manifest["standings"] == finished["standings"] and "status" not in manifest
+    assert manifest["roster_commitment"] == created["roster_commitment"]
     assert {json.loads(line)["game_id"] for line in lines[1:]} == set(slots)
     path = tmp_path / "tournament.jsonl"
     path.write_text(export.get_data(as_text=True))
@@ -287,6 +296,26 @@ def test_a_swiss_of_people_and_bots_runs_round_after_round_and_its_export_verifi
     assert "ok" in verified.stdout
     for standing in finished["standings"]:
         assert standing["name"] in verified.stdout
+
+
+def test_a_tournament_stored_before_rosters_were_committed_reads_and_audits_as_before(
+    client: FlaskClient, redis_client: redis.Redis
+) -> None:
+    created = create(client, body(bots(4), rounds=1))
+    key = tournament_key(created["id"])
+    spec = json.loads(redis_client.hget(key, "spec") or b"{}")
+    assert spec["roster_commitment"] == created["roster_commitment"]
+    del spec["roster_commitment"]  # as a tournament created before rosters were committed
+    redis_client.hset(key, "spec", json.dumps(spec))
+    assert document(client, created["id"])["roster_commitment"] is None
+    export = client.get(f"/v1/tournaments/{created['id']}/export", headers=bearer(ORGANIZER))
+    lines = export.get_data(as_text=True).splitlines()
+    assert "roster_commitment" not in json.loads(lines[0])["tournament"]
+    verdict = audit_tournament(lines)
+    assert verdict.problems == ()
+    assert verdict.unchecked == (
+        "roster not committed (tournament made before rosters were committed)",
+    )
 
 
 def test_the_stream_sends_the_tournament_on_every_change_until_it_is_finished(

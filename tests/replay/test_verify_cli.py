@@ -109,8 +109,10 @@ def test_json_keeps_the_file_and_the_game_apart(tmp_path: Path) -> None:
     result = run("--json", str(ARKTIA), str(missing), str(garbage))
     verdicts = [json.loads(line) for line in result.stdout.splitlines()]  # no summary object
     assert [set(v) for v in verdicts] == [
-        {"file", "game_id", "status", "events", "version", "reason"}
+        {"file", "game_id", "status", "events", "version", "reason", "bot_replay"}
     ] * 3
+    people = {"status": "no_bots", "moves": 0, "seats": []}
+    assert [v["bot_replay"] for v in verdicts] == [people, None, None]  # no usable event 1
     assert verdicts[0]["file"] == str(ARKTIA)
     assert verdicts[0]["game_id"] == read_jsonl(ARKTIA)[0]["game_id"]
     assert verdicts[1]["file"] == str(missing) and verdicts[1]["game_id"] is None

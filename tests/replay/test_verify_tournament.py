@@ -17,12 +17,17 @@ from typing import Any
 
 import pytest
 
+from domain.tournament import roster_commitment
 from replay.tournament import TournamentVerdict, audit_tournament
 from tests.support.reference_games import read_jsonl
 from tests.support.replay_cli import floe, rechain, reference
 from tests.support.tournament_exports import Export, Player, build, claimed_crosstable
 
 NAMES: list[Player] = ["Ada", "Bo", "Cy", "Di", ("Ed", "random")]
+#: The player of ``NAMES`` who is a bot.
+BOT = 4
+#: What the verdict notes of a manifest without a roster commitment.
+NOT_COMMITTED = "roster not committed (tournament made before rosters were committed)"
 
 
 @cache
@@ -159,6 +164,9 @@ def test_an_honest_tournament_verifies_ok_through_the_cli(tmp_path: Path, kind: 
     assert shown == standings_rows(export)
     rounds = manifest["planned_rounds"]
     at += 2 + players
+    if "roster_commitment" not in manifest:  # made before rosters were committed
+        assert lines[at] == f"{path} not checked: {NOT_COMMITTED}"
+        at += 1
     verdict = f"{path} (tournament {manifest['id']}): ok ({len(games)} games, {rounds} of {rounds} rounds)"
     assert lines[at] == verdict
     # Then the crosstable (the results' cells, opponents by number) and its key; no decisions.
@@ -330,13 +338,104 @@ def test_a_forged_commitment_fails() -> None:
     )
 
 
+def rename(export: Export, player: int, new: str, *, in_logs: bool = False) -> None:
+    """Rename a player listed at creation in the manifest's players and standings (there is
+    no crosstable in it); with ``in_logs``, in the seats of every game of theirs too, each
+    log re-signed, as a careful forger would."""
+    listed = export.manifest["players"][player]
+    old, listed["name"] = listed["name"], new
+    for row in export.manifest["standings"]:
+        if row["player"] == player:
+            row["name"] = new
+    for index, log in enumerate(export.games if in_logs else []):
+        seats = log[0]["data"]["seats"]
+        if any(seat["name"] == old for seat in seats):
+            for seat in seats:
+                seat["name"] = new if seat["name"] == old else seat["name"]
+            export.games[index] = rechain(log)
+
+
+def roster_problem(export: Export, forged: list[Player]) -> str:
+    committed = export.manifest["roster_commitment"]
+    given = roster_commitment([(p, None) if isinstance(p, str) else p for p in forged])
+    return (
+        "roster: the players listed (names and bots) are not the ones committed at creation "
+        f"(roster_commitment {committed}; the players listed give {given})"
+    )
+
+
+def test_the_roster_commitment_is_of_the_players_listed_and_checked() -> None:
+    export = swiss()
+    assert export.manifest["roster_commitment"] == roster_commitment(
+        [(p["name"], p["bot"]) for p in export.manifest["players"]]
+    )
+    verdict = audit(export)
+    assert (verdict.status, verdict.problems, verdict.unchecked) == ("ok", (), ())
+
+
+def test_a_player_renamed_everywhere_fails_the_roster_alone() -> None:
+    """Renamed in the players, the standings and every seat of theirs, each log re-signed:
+    consistent everywhere but with the roster committed at creation."""
+    export = swiss().copy()
+    rename(export, 1, "Bob", in_logs=True)
+    verdict = failed(export)
+    forged: list[Player] = ["Ada", "Bob", "Cy", "Di", ("Ed", "random")]
+    assert verdict.problems == (roster_problem(export, forged),)
+    assert all(g.status == "ok" for g in verdict.games)
+
+
+def test_a_player_renamed_in_the_manifest_fails_the_roster_and_the_seats() -> None:
+    export = swiss().copy()
+    rename(export, 1, "Bob")
+    problems = failed(export).problems
+    forged: list[Player] = ["Ada", "Bob", "Cy", "Di", ("Ed", "random")]
+    assert problems[0] == roster_problem(export, forged)
+    # The logs still seat Bo: each of Bo's games names its seat too.
+    assert problems[1:] and all(": seat " in p and "Bob (a person)" in p for p in problems[1:])
+
+
+def test_a_bot_made_a_person_or_two_players_swapped_fail_the_roster() -> None:
+    export = build("arktia", "round_robin", ["Ada", "Bo", ("Cy", "random")], made=0, seed=6)
+    assert export.manifest["rounds"] == []  # nobody seated yet: only the roster names them
+    person = export.copy()
+    person.manifest["players"][2]["bot"] = None
+    assert failed(person).problems == (roster_problem(person, ["Ada", "Bo", "Cy"]),)
+    swapped = export.copy()
+    rename(swapped, 0, "Bo")
+    rename(swapped, 1, "Ada")
+    forged: list[Player] = ["Bo", "Ada", ("Cy", "random")]
+    assert failed(swapped).problems == (roster_problem(swapped, forged),)
+
+
+def test_a_manifest_without_a_roster_commitment_is_ok_its_roster_not_checked() -> None:
+    export = swiss().copy()
+    del export.manifest["roster_commitment"]
+    verdict = audit(export)
+    assert (verdict.status, verdict.problems) == ("ok", ())
+    assert verdict.unchecked == (NOT_COMMITTED,)
+    assert f"t.ndjson not checked: {NOT_COMMITTED}" in verdict.report()
+
+
+def test_a_malformed_roster_commitment_fails_on_line_1() -> None:
+    export = swiss().copy()
+    export.manifest["roster_commitment"] = "AB" * 32
+    verdict = failed(export)
+    assert verdict.problems == (
+        f"line 1: roster_commitment: {'AB' * 32} is not 64 lowercase hex digits",
+    )
+    assert verdict.unchecked == ()  # committed, if malformed: no note that it was not
+
+
 def test_two_players_swapped_between_tables_fail_the_pairing() -> None:
     export = swiss().copy()
     one, two = export.listed(3, 1), export.listed(3, 2)
-    p, q = one["players"][0], two["players"][0]
-    one["players"][0], two["players"][0] = q, p
-    resign(export, 3, 1, lambda data: seat_as(export, data, 0, q))
-    resign(export, 3, 2, lambda data: seat_as(export, data, 0, p))
+    # Two people: a bot put in a person's seat fails its log too (bot replay: its moves are
+    # not the bot's), and here only the pairing may be wrong.
+    i, j = (next(i for i, p in enumerate(t["players"]) if p != BOT) for t in (one, two))
+    p, q = one["players"][i], two["players"][j]
+    one["players"][i], two["players"][j] = q, p
+    resign(export, 3, 1, lambda data: seat_as(export, data, i, q))
+    resign(export, 3, 2, lambda data: seat_as(export, data, j, p))
     export.restand()  # the standings the forged tables give: only the pairing is wrong
     verdict = failed(export)
     assert len(verdict.problems) == 1, verdict.problems

@@ -42,7 +42,8 @@ DECISIONS: dict[int, list[dict[str, Any]]] = {
 }
 #: sha256 of each old-style export's lines (joined by newlines), as commit 1b50e23's
 #: ``tests/support/tournament_exports.build`` made them with commit 1b50e23's domain: the
-#: builder at rules version 1 writes the very bytes the service exported before versions.
+#: builder at rules version 1 writes the very bytes the service exported before versions
+#: (its bot seats moving as people, as that builder played them: ``bots_as_people``).
 OLD_EXPORTS = {
     "swiss": "5d395eef2596282a9bfd338f6e146c1a7ac5d00dfddbe99c58ba231085b6a811",
     "swiss-3": "5809b4488cbccd95b44ec9de18c0ed5fac141a1c547c28186276b117756482b8",
@@ -56,7 +57,7 @@ OLD_FIELDS = set(MANIFEST_FIELDS)
 def old(kind: str) -> Export:
     """The exports of ``test_verify_tournament``'s honest tournaments, at rules version 1."""
     if kind == "swiss":
-        return build("iceberg", "swiss", NAMES, rounds=3, rules_version="1")
+        return build("iceberg", "swiss", NAMES, rounds=3, rules_version="1", bots_as_people=True)
     if kind == "swiss-3":
         players: list[Player] = ["Ada", "Bo", "Cy", "Di", "Ed", ("Flo", "greedy"), "Gus"]
         options = {"turn_limit": 60}
@@ -69,6 +70,7 @@ def old(kind: str) -> Export:
             options=options,
             seed=1,
             rules_version="1",
+            bots_as_people=True,
         )
     five = ["Ada", "Bo", "Cy", "Di", "Ed"]
     return build("arktia", "round_robin", five, seed=2, rules_version="1")
@@ -88,7 +90,8 @@ def cancelled() -> Export:
 
 
 def audit(export: Export) -> TournamentVerdict:
-    return audit_tournament(export.lines(), file="t.ndjson")
+    """The old exports' bots moved as people (their pinned bytes): audited without bot replay."""
+    return audit_tournament(export.lines(), file="t.ndjson", bot_replay=export.bots_replayable)
 
 
 def failed(export: Export) -> TournamentVerdict:
@@ -118,7 +121,11 @@ def test_an_export_made_before_versions_verifies_with_version_1(kind: str) -> No
     digest = hashlib.sha256("\n".join(export.lines()).encode()).hexdigest()
     assert digest == OLD_EXPORTS[kind], "not the bytes the service exported before versions"
     verdict = audit(export)
-    assert (verdict.status, verdict.problems, verdict.unchecked) == ("ok", (), ())
+    # Made before rosters were committed too: ok, its roster noted as not checked.
+    assert (verdict.status, verdict.problems) == ("ok", ())
+    assert verdict.unchecked == (
+        "roster not committed (tournament made before rosters were committed)",
+    )
     assert (verdict.rules_version, verdict.tiebreaks) == ("1", ())
     published = [(s["player"], s["points"], s["buchholz"]) for s in export.manifest["standings"]]
     recomputed = [(s.player, str(s.points), str(s.buchholz)) for s in verdict.standings]
@@ -128,7 +135,7 @@ def test_an_export_made_before_versions_verifies_with_version_1(kind: str) -> No
 @pytest.mark.processes
 def test_an_old_export_verifies_ok_through_the_cli(tmp_path: Path) -> None:
     path = old("swiss").write(tmp_path / "old.ndjson")
-    result = floe("verify", str(path))
+    result = floe("verify", "--no-bot-replay", str(path))  # its bots moved as people
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[-1] == "1 ok, 0 incomplete, 0 failed"
 

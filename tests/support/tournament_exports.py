@@ -4,16 +4,18 @@ A tournament here is what the service makes of one (docs/guide/tournaments.md, t
 issue 15): one seed per slot drawn at creation (deterministically, from the tournament's
 ``seed``), only their commitments shown; each round's tables from ``Plan.next_round`` given the
 results before it; each game played through the domain exactly as the workers play it (every
-draw from the slot's seed with ``rng.draw`` at the version it will hold, every other move a
-seeded random choice among ``play.legal_actions`` of a seat in ``play.to_act``), its events
+draw from the slot's seed with ``rng.draw`` at the version it will hold, a person's move a
+seeded random choice among ``play.legal_actions`` of a seat in ``play.to_act``, a bot seat's
+the move its bot makes: ``tests.support.bots.next_move``), its events
 sealed into the hash chain batch by batch as the repository appends them, ``seed_revealed``
 right after ``game_over``; then the manifest, with the standings the claimed outcomes give.
 
 A tournament is built at a rules version (``domain.tournament.plan``): ``"2"`` by default, as
-the service makes them now, its manifest naming its ``rules_version``, ``tiebreaks`` and
-``max_players`` and each standing its ``place`` and ``tiebreaks``; or ``"1"``, an *old-style*
-export exactly as the service wrote them before versions existed (none of those fields). The
-director's ``decisions`` are made between rounds, as the service records them.
+the service makes them now, its manifest naming its ``rules_version``, ``tiebreaks``,
+``max_players`` and ``roster_commitment`` and each standing its ``place`` and ``tiebreaks``;
+or ``"1"``, an *old-style* export exactly as the service wrote them before versions existed
+(none of those fields). The director's ``decisions`` are made between rounds, as the service
+records them.
 
 ``bench/verifying.py`` plays games the same way, but with fixed seats, ids and options; a
 tournament game needs its own ``game_created`` (its place, its slot's commitment, the table's
@@ -49,7 +51,7 @@ from domain.engine.types import (
     TournamentSlot,
 )
 from domain.games import GAMES
-from domain.tournament import tournament_commitment
+from domain.tournament import roster_commitment, tournament_commitment
 from domain.tournament.decisions import (
     Correct,
     Decision,
@@ -61,6 +63,7 @@ from domain.tournament.decisions import (
 from domain.tournament.plan import Plan, PlayedRound, check_decision
 from domain.tournament.rounds import Round
 from domain.tournament.standings import GameResult, as_json_number
+from tests.support.bots import next_move
 
 AT = "2026-11-24T01:02:03.456Z"
 #: A player: a name, or a name and a bot.
@@ -74,6 +77,9 @@ class Export:
 
     manifest: dict[str, Any]
     games: list[list[dict[str, Any]]]
+    #: False when its bot seats moved as people do (``build(bots_as_people=True)``): their
+    #: moves are not their bots', so it verifies only without bot replay.
+    bots_replayable: bool = True
 
     def lines(self) -> list[str]:
         out = [canonical_json({"tournament": self.manifest})]
@@ -84,7 +90,8 @@ class Export:
         return path
 
     def copy(self) -> Export:
-        return Export(copy.deepcopy(self.manifest), copy.deepcopy(self.games))
+        games = copy.deepcopy(self.games)
+        return Export(copy.deepcopy(self.manifest), games, self.bots_replayable)
 
     def listed(self, round_: int, table: int) -> dict[str, Any]:
         """The manifest's entry for the game at ``round_``, ``table``."""
@@ -218,6 +225,7 @@ def build(
     max_players: int | None = None,
     ratings: Sequence[int] | None = None,
     decisions: Mapping[int, Sequence[dict[str, Any]]] | None = None,
+    bots_as_people: bool = False,
 ) -> Export:
     """A tournament of ``game`` played round after round: ``made`` rounds (all of them by
     default), the last ``unfinished`` games of the last round stopped halfway (as an export
@@ -227,7 +235,10 @@ def build(
     (``{"decision": ..., "reason": ..., <its fields>}``, as sent to the service), each checked
     and stamped as the service would; a ``cancel`` ends the tournament there. A ``correct``
     may name its game by ``round`` and ``table`` in place of its ``game_id`` (a test cannot
-    know the id before the build): the request sent names it by its id."""
+    know the id before the build): the request sent names it by its id.
+
+    ``bots_as_people``: bot seats move as people do (seeded random picks), as this builder
+    played them before bot replay: the old exports pinned by their bytes are made so."""
     seats = [(p, None) if isinstance(p, str) else p for p in players]
     plan = Plan.of(
         format,
@@ -306,7 +317,9 @@ def build(
                 commitments[slot],
                 TournamentSlot(tournament_id, number, table),
             )
-            events, state = play_game(game_ids[slot], created, seeds[slot], cut=cut)
+            events, state = play_game(
+                game_ids[slot], created, seeds[slot], cut=cut, bots_as_people=bots_as_people
+            )
             logs.append(events)
             outcome = None if state.outcome is None else state.outcome.to_json()
             games.append(
@@ -344,20 +357,27 @@ def build(
         manifest["rules_version"] = plan.rules_version
         manifest["tiebreaks"] = list(plan.tiebreaks)
         manifest["max_players"] = plan.max_players
+        manifest["roster_commitment"] = roster_commitment(seats[: plan.players])
         if plan.ratings is not None:
             manifest["ratings"] = list(plan.ratings)
     if records:
         manifest["decisions"] = records
-    export = Export(manifest, logs)
+    export = Export(manifest, logs, bots_replayable=not bots_as_people)
     export.restand()
     return export
 
 
 def play_game(
-    game_id: str, created: GameCreated, seed: bytes, *, cut: bool = False
+    game_id: str,
+    created: GameCreated,
+    seed: bytes,
+    *,
+    cut: bool = False,
+    bots_as_people: bool = False,
 ) -> tuple[list[dict[str, Any]], GameState[Any]]:
     """One game played out from ``created``, as stored events; with ``cut``, stopped about
-    halfway, as it stands while it is played (no ``game_over``, no seed revealed)."""
+    halfway, as it stands while it is played (no ``game_over``, no seed revealed);
+    ``bots_as_people``: bot seats move as people do (``build`` says when)."""
     rules = GAMES[created.game].rules
     chooser = random.Random(game_id)
     [first] = seal(
@@ -377,12 +397,11 @@ def play_game(
             outcome = rng.draw(seed, game_id, state.version + 1, draw.label, draw.kind, draw.n)
             events, after = play.resolve_draw_step(rules, state, outcome)
         else:
-            seat = chooser.choice(play.to_act(rules, state))
-            actions = play.legal_actions(rules, state, seat)
-            weights = [0.02 if a.type == "retire" else 1.0 for a in actions]
-            action = chooser.choices(actions, weights)[0]
+            # a person's move at random, a bot seat's its bot's (replay verifies it)
+            seat, action, command_id = next_move(
+                created.game, state, seed, chooser, bots=not bots_as_people
+            )
             events, after = play.step(rules, state, seat, action)
-            command_id = f"{seat}-{state.version}"
         if cut and events[-1].type == GAME_OVER:
             break  # the half of a game that ends quickly: stop before its end
         if events[-1].type == GAME_OVER:  # the repository reveals the seed in the same append

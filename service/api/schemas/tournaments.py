@@ -251,7 +251,8 @@ class TournamentSchema(Schema):
     is worth 1. ``standings``: by points, then the ``tiebreaks`` in order (most first),
     players equal on all of them sharing a ``place``; at rules version 1, by points,
     Buchholz (every opponent's points, byes not counted), then name, then number.
-    ``commitment``: the SHA-256 hex of the ``seed_commitments`` written one after another."""
+    ``commitment``: the SHA-256 hex of the ``seed_commitments`` written one after another;
+    ``roster_commitment``: the SHA-256 hex of the players listed at creation."""
 
     id = fields.String(required=True, metadata=ref("TournamentId"))
     game = fields.String(required=True, metadata=ref("GameName"))
@@ -318,6 +319,18 @@ class TournamentSchema(Schema):
     )
     created_at = fields.String(required=True, metadata=ref("Timestamp"))
     commitment = fields.String(required=True, metadata=ref("Hex64"))
+    roster_commitment = fields.String(
+        required=True,
+        allow_none=True,
+        metadata=ref(
+            "Hex64",
+            "The SHA-256 hex of the canonical JSON of the players listed at creation, in entry "
+            'order, each `{"name", "bot", "public_key"}` (null where absent): published at '
+            "creation, so no player can be renamed, swapped, added or dropped unseen "
+            "(docs/guide/tournaments.md). Null for a tournament made before rosters were "
+            "committed.",
+        ),
+    )
     seed_commitments = fields.List(
         fields.String(metadata=ref("Hex64")),
         required=True,

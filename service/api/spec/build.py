@@ -656,6 +656,13 @@ class Builder:
                 **ref("RoundStart"),
             }
             header["properties"]["decisions"]["minItems"] = 1
+            # Absent for a tournament made before rosters were committed, never null.
+            header["required"].remove("roster_commitment")
+            header["properties"]["roster_commitment"] = {
+                "description": "The SHA-256 hex of the players listed at creation; absent for "
+                "a tournament made before rosters were committed.",
+                **ref("Hex64"),
+            }
             header["properties"]["rounds"]["items"] = ref("TournamentExportRound")
             header["description"] = f"A {competitive.info.title} tournament, as exported."
             self.put(competitive.name("TournamentExport"), header)
