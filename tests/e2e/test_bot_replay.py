@@ -23,7 +23,7 @@ from replay.bots import BotReplay, BotSeat
 from replay.verify import verify
 from service.store.events import events_key
 from tests.support.api import BOT_MOVE_WITHIN_MS, Game, until_over
-from tests.support.bots import forge_move, service_log
+from tests.support.bots import forge_move, moves_by_seat, service_log
 from tests.support.workers import StartWorker
 
 #: Each catalog game with one bot of each kind (and Ice Breakers' plan with its two plan
@@ -46,14 +46,6 @@ def export(client: FlaskClient, game_id: str) -> list[dict[str, Any]]:
     response = client.get(f"/v1/games/{game_id}/export")
     assert response.status_code == 200
     return [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
-
-
-def moves_by_seat(events: list[dict[str, Any]]) -> dict[int, int]:
-    counts: dict[int, int] = {}
-    for event in events:
-        if event["actor"] != "system":
-            counts[event["actor"]] = counts.get(event["actor"], 0) + 1
-    return counts
 
 
 def test_games_played_by_a_worker_verify_with_every_bot_move_made_again(

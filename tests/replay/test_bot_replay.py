@@ -19,7 +19,7 @@ from domain.engine.canonical import canonical_json
 from replay.bots import BotReplay, BotSeat
 from replay.tournament import audit_tournament
 from replay.verify import verify
-from tests.support.bots import forge_move, service_log
+from tests.support.bots import forge_move, moves_by_seat, service_log
 from tests.support.replay_cli import floe, rechain, write_events
 from tests.support.tournament_exports import build
 
@@ -36,14 +36,6 @@ GAMES: dict[str, tuple[str, list[str | None], dict[str, Any]]] = {
 def log_of(name: str) -> list[dict[str, Any]]:
     game, seats, options = GAMES[name]
     return service_log(game, seats, f"replay-{name}", **options)
-
-
-def moves_by_seat(events: list[dict[str, Any]]) -> dict[int, int]:
-    counts: dict[int, int] = {}
-    for event in events:
-        if event["actor"] != "system":
-            counts[event["actor"]] = counts.get(event["actor"], 0) + 1
-    return counts
 
 
 def a_bot_move(events: list[dict[str, Any]], kind: str) -> dict[str, Any]:

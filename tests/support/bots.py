@@ -225,3 +225,12 @@ def _play_on(
         stored = [*stored, *(dict(e.to_json()) for e in sealed)]
         state = after
     return stored
+
+
+def moves_by_seat(events: list[dict[str, Any]]) -> dict[int, int]:
+    """How many actions each seat's events hold (the system's left out)."""
+    counts: dict[int, int] = {}
+    for event in events:
+        if event["actor"] != "system":
+            counts[event["actor"]] = counts.get(event["actor"], 0) + 1
+    return counts
