@@ -127,7 +127,9 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
         help="print the state at one version",
         description="Print one version of a game. The log is verified first: only the "
         "versions before its first failure are shown, under a banner saying where and why "
-        "verification fails (or that the log is incomplete).",
+        "verification fails (or that the log is incomplete). Of a tournament export, the "
+        "game chosen with --game (or --round and --table); without it, the list of its "
+        "games (exit 2).",
     )
     show.add_argument("game", help="an export file, or a game id with REDIS_URL")
     show.add_argument(
@@ -137,6 +139,7 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
     )
     show.add_argument("--svg", action="store_true", help="an SVG picture instead of text")
     no_bot_replay(show)
+    pick_game(show)
     show.add_argument(
         "--colour", choices=("auto", "always", "never"), default="auto", help="ANSI colours"
     )
@@ -145,11 +148,13 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
         help="walk through a game's versions in the terminal",
         description="Walk through a game's versions: <-/-> (h/l) step, Home/End, g go to, "
         "Up/Down (j/k) and PgUp/PgDn scroll a board taller than the screen, < and > pan one "
-        "wider than it, q quit. The log is verified first, as for show.",
+        "wider than it, q quit. The log is verified first, as for show; of a tournament "
+        "export, the game chosen with --game (or --round and --table), as for show.",
     )
     step.add_argument("game", help="an export file, or a game id with REDIS_URL")
     step.add_argument("--at", type=int, help="the version to start at (default: 1)")
     no_bot_replay(step)
+    pick_game(step)
     args = parser.parse_args(argv)
     if args.command in ("show", "step"):
         return look(args, open_store)
@@ -200,6 +205,14 @@ def no_bot_replay(command: argparse.ArgumentParser) -> None:
     )
 
 
+def pick_game(command: argparse.ArgumentParser) -> None:
+    """A tournament export's game to show: by id, or by round and table."""
+    group = command.add_argument_group("tournament exports (one game of the set)")
+    group.add_argument("--game", dest="game_id", metavar="GAME_ID", help="the game's id")
+    group.add_argument("--round", type=int, metavar="R", help="its round (with --table)")
+    group.add_argument("--table", type=int, metavar="T", help="its table (with --round)")
+
+
 def as_json(verdict: Verdict | TournamentVerdict) -> dict[str, object]:
     """``--json``'s object: a tournament's gets ``bot_replay`` for the set and each game."""
     if isinstance(verdict, Verdict):
@@ -234,13 +247,19 @@ def summary(verdicts: Sequence[Verdict | TournamentVerdict]) -> str:
 def look(args: argparse.Namespace, open_store: source.OpenStore | None = None) -> int:
     """``show`` and ``step``: audit and fold the game once, then print or walk its versions."""
     from replay.timeline import TimelineError, load, printable
+    from replay.tournament.pick import Choice, NoGameChosen
 
     def refuse(message: str, code: int) -> int:
         print(printable(message), file=sys.stderr)
         return code
 
+    choice = Choice(args.game_id, args.round, args.table)
     try:
-        timeline = load(args.game, open_store, bot_replay=args.bot_replay)
+        timeline = load(args.game, open_store, bot_replay=args.bot_replay, choice=choice)
+    except NoGameChosen as error:  # a line per game listed: each made printable alone
+        lines = f"{args.game}: {error}".split("\n")
+        print("\n".join(map(printable, lines)), file=sys.stderr)
+        return 2
     except OSError as error:
         return refuse(f"cannot read {args.game}: {error.strerror or error}", 2)
     except source.StoreError as error:

@@ -27,6 +27,8 @@ from domain.engine.rules import Rules
 from domain.engine.types import GameCreated, GameState, SeatInfo
 from domain.games import GAMES
 from replay import source
+from replay.tournament.audit import is_manifest_line
+from replay.tournament.pick import Choice, NoGameChosen, game_lines
 from replay.verify import Verdict, audit_lines, seed_problem, verify
 
 
@@ -185,15 +187,24 @@ def from_events(
 
 
 def load(
-    name: str, open_store: source.OpenStore | None = None, *, bot_replay: bool = True
+    name: str,
+    open_store: source.OpenStore | None = None,
+    *,
+    bot_replay: bool = True,
+    choice: Choice | None = None,
 ) -> Timeline:
     """The timeline of a game named by export file, or by id with ``REDIS_URL`` (audited with
-    ``bot_replay`` or not).
+    ``bot_replay`` or not); of a tournament export, the game ``choice`` names.
 
     ``OSError`` if the file cannot be read, ``source.StoreError`` if the store has no such
-    game, ``TimelineError`` if nothing of it can be shown.
+    game, ``TimelineError`` if nothing of it can be shown, ``NoGameChosen`` (a
+    ``ValueError``) for a tournament export when ``choice`` names none of its games.
     """
     lines = source.read(name, open_store)
+    if lines and is_manifest_line(lines[0]):
+        lines = game_lines(lines, choice or Choice())
+    elif choice is not None and choice.made:
+        raise NoGameChosen("--game, --round and --table choose a game of a tournament export")
     verdict, events = audit_lines(lines, bot_replay=bot_replay)
     return from_events(events, verdict, size=sum(1 for line in lines if line.strip()))
 

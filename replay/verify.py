@@ -122,8 +122,22 @@ class Broken(Exception):
 MAX_REASON = 240
 
 
-def _clip(reason: str) -> str:
-    return reason if len(reason) <= MAX_REASON else reason[: MAX_REASON - 1] + "…"
+def _clip(reason: str, limit: int = MAX_REASON) -> str:
+    return reason if len(reason) <= limit else reason[: limit - 1] + "…"
+
+
+def _not_owed(owed: Event, found: Event) -> str:
+    """Why ``found`` is not the event the rules owe: its type, else its actor, else its data
+    (each side clipped, so a re-hashed forgery shows both what it claims and what is due)."""
+    if found.type != owed.type:
+        return f"the rules call for {owed.type} here, not {found.type}"
+    if not same_json(found.actor, owed.actor):
+        return (
+            f"the rules call for {owed.type} by {_clip(canonical_json(owed.actor), 40)} here, "
+            f"the log has it by {_clip(canonical_json(found.actor), 40)}"
+        )
+    due, held = (_clip(canonical_json(dict(e.data)), 100) for e in (owed, found))
+    return f"the rules call for {owed.type} with {due} here, the log has {found.type} with {held}"
 
 
 def verify_lines(lines: Iterable[str], *, bot_replay: bool = True) -> Verdict:
@@ -258,7 +272,7 @@ def _check_event(
     version, event = stored["version"], event_of(stored)
     if owed:
         if not same_event(event, owed[0]):
-            raise Broken(version, f"the rules call for {owed[0].type} here, not {event.type}")
+            raise Broken(version, _not_owed(owed[0], event))
         owed = owed[1:]
     elif event.type == SEED_REVEALED:
         raise Broken(version, "seed_revealed before the game is over")

@@ -16,6 +16,11 @@ costs what it thought, minutes of CPU for a long game, which an unauthenticated 
 not be able to ask of the API; ``floe replay verify`` does it. So the verdict is that of
 ``floe replay verify --no-bot-replay``.
 
+A tournament export (line 1 ``{"tournament": {...}}``) is judged as a set, as ``floe replay
+verify --no-bot-replay`` judges it (``replay.tournament``): the answer is ``kind``
+``tournament`` and that verdict, with no steps (a board shows one game; ``floe replay show
+--game`` steps one). A single game's answer is ``kind`` ``game``.
+
 Nothing is stored: the same file answers the same, whoever sends it. The file is untrusted
 input: the audit never raises on what it holds, and nothing of it is folded past the first
 failure.
@@ -30,6 +35,7 @@ from flask import Blueprint, Response, current_app, request
 
 from domain.games import GAMES
 from replay.timeline import Timeline, TimelineError, from_events
+from replay.tournament.audit import audit_tournament, is_manifest_line
 from replay.verify import audit_lines
 from service.api.errors import HttpError
 from service.api.http import int_arg, only_query
@@ -72,9 +78,12 @@ def post_replay() -> Response:
     first = int_arg("from", 1, low=1, high=2**53)
     count = int_arg("count", DEFAULT_BOARDS, low=1, high=MAX_BOARDS)
     lines = _lines()
+    if is_manifest_line(lines[0]):
+        return _json(_tournament(lines))
     verdict, events = audit_lines(lines, bot_replay=False)
     size = sum(1 for line in lines if line.strip())
     body: dict[str, Any] = {
+        "kind": "game",
         "verdict": {k: v for k, v in verdict.to_json().items() if k not in ("file", "bot_replay")},
         "game": None,
         "game_id": verdict.game_id,
@@ -91,8 +100,18 @@ def post_replay() -> Response:
         body["banner"] = [str(error)]
     else:
         body.update(_steps(timeline, first, count))
+    return _json(body)
+
+
+def _json(body: dict[str, Any]) -> Response:
     payload = json.dumps(body, ensure_ascii=False)
     return current_app.response_class(payload, 200, mimetype="application/json")
+
+
+def _tournament(lines: list[str]) -> dict[str, Any]:
+    """The tournament audit's verdict on the set (its bots' moves not made again)."""
+    verdict = audit_tournament(lines, bot_replay=False).to_json()
+    return {"kind": "tournament", "verdict": {k: v for k, v in verdict.items() if k != "file"}}
 
 
 def _steps(timeline: Timeline, first: int, count: int) -> dict[str, Any]:

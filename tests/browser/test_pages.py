@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import Page, Response, expect
 
 from tests.support.browser import PHONE, Contexts, Floe
+from tests.support.tournament_exports import build
 
 ARKTIA_SHORT = {"turn_limit": 3}
 
@@ -265,6 +266,19 @@ def test_an_uploaded_export_is_judged_and_stepped(
     expect(page.locator("#banner")).to_contain_text("cannot be shown")
     page.keyboard.press("End")
     expect(page.get_by_test_id("version")).to_have_text("2")
+
+
+def test_an_uploaded_tournament_export_gets_the_verdict_on_the_set(
+    floe: Floe, contexts: Contexts, tmp_path: Path
+) -> None:
+    export = build("iceberg", "swiss", ["Ada", "Bo", "Cy"], rounds=2)
+    path = export.write(tmp_path / "tournament.jsonl")
+    page = contexts.page()
+    page.goto(floe.url + "/replay")
+    page.locator("#file").set_input_files(str(path))
+    expect(page.get_by_test_id("verdict")).to_have_text("ok")
+    expect(page.locator("#verdict-detail")).to_contain_text(f"{len(export.games)} games")
+    expect(page.locator("#steps")).to_be_hidden()
 
 
 # ----- (f) nothing secret reaches a spectator's page ----------------------------------------------

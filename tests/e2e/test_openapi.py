@@ -56,6 +56,7 @@ from tests.support.openapi import (
     documented_operations,
     flask_template,
 )
+from tests.support.tournament_exports import build as build_tournament
 from tests.support.workers import StartWorker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -1872,7 +1873,17 @@ def check_replays(api: CheckedClient, finished: str) -> None:
     ndjson = {"Content-Type": "application/x-ndjson"}
     judged = api.post("/v1/replays?count=2", data=export, headers=ndjson, expect=200).body
     assert judged["verdict"]["status"] == "ok" and judged["last"] == len(export.splitlines())
-    assert [b["version"] for b in judged["boards"]] == [1, 2]
+    assert judged["kind"] == "game" and [b["version"] for b in judged["boards"]] == [1, 2]
+    tournament = build_tournament("iceberg", "swiss", ["Ada", "Bo", ("Cy", "random")], rounds=2)
+    whole = "".join(line + "\n" for line in tournament.lines()).encode()
+    judged = api.post("/v1/replays", data=whole, headers=ndjson, expect=200).body
+    assert (judged["kind"], judged["verdict"]["status"]) == ("tournament", "ok")
+    forged = b"".join(whole.splitlines(keepends=True)[:-3])
+    judged = api.post("/v1/replays", data=forged, headers=ndjson, expect=200).body
+    assert judged["kind"] == "tournament" and judged["verdict"]["status"] != "ok"
+    for hostile in (b'{"tournament": 5}\n', b'{"tournament": {}}\n{"x": [1]}\n'):
+        judged = api.post("/v1/replays", data=hostile, headers=ndjson, expect=200).body
+        assert (judged["kind"], judged["verdict"]["status"]) == ("tournament", "failed")
     cut = b"".join(export.splitlines(keepends=True)[:2])
     assert api.post("/v1/replays", data=cut, expect=200).body["verdict"]["status"] == "incomplete"
     assert api.post("/v1/replays", data=b"{", expect=200).body["verdict"]["status"] == "failed"

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from domain.engine.canonical import canonical_json
 from replay.bots import BotReplay
 from replay.verify import Verdict, verify
 from tests.support.reference_games import conformance_games, read_jsonl
@@ -94,11 +95,26 @@ def test_a_truncated_file_is_incomplete_not_ok(keep: int) -> None:
     assert verify(events).status == "incomplete"
 
 
-def test_a_forged_game_over_fails() -> None:
+def test_a_forged_game_over_fails_saying_what_differs() -> None:
     events = read_jsonl(ARKTIA)
+    due = canonical_json(events[-2]["data"])
     events[-2]["data"]["winners"] = [0]
     verdict = verify(rechain(events))
     assert (verdict.status, verdict.version) == ("failed", len(events) - 1)
+    held = canonical_json(events[-2]["data"])
+    assert due != held
+    assert verdict.reason == (
+        f"the rules call for game_over with {due} here, the log has game_over with {held}"
+    )
+
+
+def test_long_data_of_an_unowed_event_is_clipped_on_both_sides() -> None:
+    events = read_jsonl(ARKTIA)
+    events[-2]["data"]["winners"] = list(range(500))
+    reason = verify(rechain(events)).reason or ""
+    assert reason.startswith("the rules call for game_over with {")
+    assert ", the log has game_over with {" in reason and reason.endswith("…")
+    assert len(reason) <= 240
 
 
 def json_lookalikes(value: Any) -> Any:

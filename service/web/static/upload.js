@@ -32,7 +32,7 @@ async function boardOf(version) {
 }
 
 async function show(version) {
-  const step = answer.versions[version - 1];
+  const step = answer.versions?.[version - 1]; // none for a tournament export
   if (!step) return;
   let svg;
   try {
@@ -48,6 +48,20 @@ async function show(version) {
   $("outcome").textContent = step.outcome ? `Game over · ${outcomeWords(step.outcome, answer.seats)}` : "";
   $("event").textContent = describeEvent(step.event, answer.seats);
   $("event-data").textContent = JSON.stringify(step.event.data, null, 1);
+}
+
+// A tournament export is judged as a set: its verdict and problems, no steps.
+function showTournament() {
+  const verdict = answer.verdict;
+  $("verdict").textContent = verdict.status;
+  $("verdict").className = verdict.status;
+  const why = verdict.reason ? `: ${verdict.reason}` : "";
+  const games = `${verdict.games.length} games, ${verdict.rounds} rounds`;
+  const id = verdict.tournament_id ? ` · tournament ${verdict.tournament_id}` : "";
+  $("verdict-detail").textContent = `${why} (${games}${id})`;
+  $("banner").textContent = verdict.problems.join(" · ");
+  $("result").hidden = false;
+  $("steps").hidden = true;
 }
 
 function showVerdict() {
@@ -78,6 +92,10 @@ async function upload(file) {
     return;
   }
   say("");
+  if (answer.kind === "tournament") {
+    showTournament();
+    return;
+  }
   for (const board of answer.boards) boards.set(board.version, board.svg);
   showVerdict();
   $("steps").hidden = answer.last === 0;
