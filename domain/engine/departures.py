@@ -34,6 +34,13 @@ LeaveReason = Literal["resigned", "timed_out"]
 
 #: The longest ``reason`` an organizer may give, in characters.
 MAX_REASON = 500
+#: What a reason must be, said once for every refusal of one (a game's or a tournament's).
+REASON_RULE = f"a non-blank string of at most {MAX_REASON} characters"
+
+
+def is_reason(value: object) -> bool:
+    """Whether ``value`` is an organizer's reason (``REASON_RULE``)."""
+    return isinstance(value, str) and bool(value.strip()) and len(value) <= MAX_REASON
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,10 +110,8 @@ def parse_decision(data: object) -> OrganizerDecision:
     if missing:
         raise MalformedAction("missing_field", f"{kind} needs the field {missing[0]!r}")
     reason = data["reason"]
-    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
-        raise MalformedAction(
-            "invalid_field", f"reason must be a non-blank string of at most {MAX_REASON} characters"
-        )
+    if not is_reason(reason):
+        raise MalformedAction("invalid_field", f"reason must be {REASON_RULE}")
     if kind == "forfeit":
         return Forfeit(_seat_number(data["seat"], "seat"), reason)
     winners = data["winners"]

@@ -5,7 +5,7 @@ Each decision is a value with what it decides and four fields every decision has
 ``rounds_paired`` (how many rounds had been paired when it was made: it applies from the
 pairing of round ``rounds_paired + 1`` on), ``seq`` (its number in the tournament's list of
 decisions, from 1, in the order they were made), ``at`` (when, the service clock's ISO time)
-and ``reason`` (the director's words, non-blank, at most ``MAX_REASON`` characters).
+and ``reason`` (the director's words: ``domain.engine.departures.REASON_RULE``).
 
 - ``Withdraw(player)``: ``player`` is never paired again (from round ``rounds_paired + 1``);
   they stay in the standings with what they scored. In a round robin, the rounds keep their
@@ -48,11 +48,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar
 
+from domain.engine.departures import REASON_RULE, is_reason
 from domain.engine.errors import Refusal
 from domain.engine.types import JSON
 
 #: The longest ``reason`` a director may give, in characters.
-MAX_REASON = 500
 #: The longest name of an entered player, in characters (as at creation).
 MAX_NAME = 64
 
@@ -222,10 +222,8 @@ def _build(
 ) -> Decision:
     kind = data["decision"]
     reason = data["reason"]
-    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
-        raise DecisionError(
-            "invalid_field", f"reason must be a non-blank string of at most {MAX_REASON} characters"
-        )
+    if not is_reason(reason):
+        raise DecisionError("invalid_field", f"reason must be {REASON_RULE}")
     if kind == "withdraw":
         player = _count(data["player"], "player", least=0)
         return Withdraw(player, rounds_paired=rounds_paired, seq=seq, at=at, reason=reason)

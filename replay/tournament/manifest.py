@@ -42,10 +42,10 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from domain.engine.departures import REASON_RULE, is_reason
 from domain.games import GAMES
 from domain.tournament import export
 from domain.tournament.decisions import (
-    MAX_REASON,
     Decision,
     DecisionError,
     Enter,
@@ -378,9 +378,8 @@ def _decisions(value: Any, version: str) -> tuple[Recorded, ...]:
             seq = _int(item["seq"], f"{where}.seq")
             at = _string(item["at"], f"{where}.at")
             reason = _string(item["reason"], f"{where}.reason")
-            if not reason.strip() or len(reason) > MAX_REASON:
-                why = f"not a non-blank string of at most {MAX_REASON} characters"
-                raise Wrong(f"{where}.reason", why)
+            if not is_reason(reason):
+                raise Wrong(f"{where}.reason", f"not {REASON_RULE}")
             recorded.append(Recorded(kind, seq, rounds_paired, at, reason=reason))
         else:
             try:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.ai import POLICIES
-from domain.engine.departures import MAX_REASON
+from domain.engine.departures import REASON_RULE, is_reason
 from domain.engine.types import JSON
 from domain.tournament.decisions import (
     Decision,
@@ -162,12 +162,9 @@ def _plain(body: Mapping[str, Any], kind: str) -> str:
     if "reason" not in body:
         raise InvalidRequest("missing_field", f"{kind} needs the field 'reason'")
     reason = body["reason"]
-    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
-        raise InvalidRequest(
-            "invalid_field",
-            f"reason must be a non-blank string of at most {MAX_REASON} characters",
-        )
-    return reason
+    if not is_reason(reason):
+        raise InvalidRequest("invalid_field", f"reason must be {REASON_RULE}")
+    return str(reason)
 
 
 def _check_entrant(entered: Enter) -> None:
