@@ -1,9 +1,11 @@
 """Entry point of ``make bench``: run (a) throughput, (b) latency vs version, (c) folding.
 
 The default set is (a)-(f), (i) (``bench.clocks``: timeout lateness with 1,000 running
-clocks, and what a clock costs a move) and (j) (``bench.pairings``: seat balance and repeated
+clocks, and what a clock costs a move), (j) (``bench.pairings``: seat balance and repeated
 tables of simulated swiss and round-robin events, the pairings before seat balancing against
-those of now, in process); (g) and (h) run when asked for (``--only``).
+those of now, in process) and (k) (``bench.signing``: server CPU a move for signed posts
+against unsigned ones in the same run, and Ed25519's cost in process); (g) and (h) run when
+asked for (``--only``).
 
 (a) puts Floe's move path beside a bare XADD route and beside boardgame.io 0.50.2 (in-memory
 and FlatFile stores, ``bench.peer``: needs ``node`` and ``npm``, and ``npm ci``s
@@ -39,6 +41,7 @@ from bench import (
     memory,
     pairings,
     policy,
+    signing,
     throughput,
     tournament,
     verifying,
@@ -76,13 +79,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "workers; (h) Floe on a Redis Cluster against one Redis (g and h are not in the "
         "default set: --only g, --only h); (i) clocks: timeout lateness with 1,000 running "
         "clocks, and moves with a clock against moves without; (j) pairings: seat balance and "
-        "repeated tables over simulated tournaments, before and after seat balancing.",
+        "repeated tables over simulated tournaments, before and after seat balancing; (k) "
+        "signing: server CPU a move, signed posts against unsigned, and Ed25519 in process.",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
         "--only",
         type=_csv,
-        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f,i,j")),
+        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f,i,j,k")),
         help="which benchmarks, e.g. a,c (env BENCH_ONLY)",
     )
     parser.add_argument(
@@ -224,6 +228,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=None,
         help="(j) simulated events per format (200, quick 40)",
     )
+    parser.add_argument(
+        "--signing-windows",
+        type=int,
+        default=None,
+        help="(k) rounds of a signed and an unsigned window each (4, quick 2)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
     args = parser.parse_args(argv)
@@ -341,6 +351,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.pairing_events is not None:
             simulated = dataclasses.replace(simulated, events=args.pairing_events)
         pairings.run(report, config=simulated, log=log)
+
+    if "k" in args.only:  # its own stack; bench/signing.py says what it measures
+        os.environ.setdefault("FLOE_LIVE_GAMES_PER_CREATOR", "0")
+        os.environ.setdefault("FLOE_BOT_GAMES_PER_CREATOR", "0")
+        measured = signing.Config.quick() if args.quick else signing.Config()
+        if args.signing_windows is not None:
+            measured = dataclasses.replace(measured, rounds=args.signing_windows)
+        signing.run(report, config=measured, log=log)
 
     scripts: list[list[policy.Step]] = []
     if run_a:

@@ -31,6 +31,7 @@ from replay.bots import ReplayTally
 from replay.verify import Verdict, verify_lines
 
 if TYPE_CHECKING:
+    from replay.receipts import GameReceipts
     from replay.timeline import Timeline
     from replay.tournament import TournamentVerdict
 
@@ -43,7 +44,15 @@ output:
   id, then ok, incomplete or failed, where and why; then a summary line
   "N ok, N incomplete, N failed". With --json, one JSON object per game and line, with
   the keys file (null for a game id), game_id (null when the log holds none), status,
-  events, version, reason (null unless failed) and bot_replay, and no summary line.
+  events, version, reason (null unless failed), bot_replay and unsigned_seats, and no
+  summary line.
+
+signatures:
+  every action of a seat with a public_key in game_created must carry that key's
+  signature over the game, the version before it and the action ("the signature of seat 1
+  at version 12 is not seat 1's key's over this move"). A person's seat without a key is
+  named unsigned ("seat 1 unsigned: its moves rest on the host's word"; unsigned_seats in
+  --json); a bot's moves are re-derived instead.
 
 bots:
   every move of a bot seat is made again from the state before it, the seat's kind and
@@ -62,8 +71,23 @@ tournaments:
   opponents' numbers; ? no verified result, * corrected, bye, - not in the round) and
   each director's decision. With --json, one object for it: file, tournament_id,
   status, reason, rounds, planned_rounds, cancelled, rules_version, games, problems,
-  unchecked, standings, crosstable, decisions and bot_replay (status, games with bots,
-  replayed, moves); each game has its bot_replay too.
+  unchecked, standings, crosstable, decisions, unsigned_players and bot_replay (status,
+  games with bots, replayed, moves); each game has its bot_replay and unsigned_seats too.
+
+receipts:
+  --receipts FILE holds receipts players kept (JSON lines {"game_id", "version", "mark",
+  "signature"}: each action's receipts and each streamed event's receipt, with the game's
+  id), --keys the service's public keys (a file holding the saved answer of GET /v1/keys,
+  or of floe keys show, or a public key's 64 hex digits; repeat it for more). A receipt
+  signed by none of the keys is reported as not the service's and counts for nothing. Of
+  a game whose export reveals the seed, every receipt's mark must be the one the export's
+  event at that version gives; else the game fails: "the service's receipt for version 7
+  (kept by a player) contradicts this export: the log was rewritten after version 6". A
+  game not over cannot be held to its marks yet (said, not failed). A line per game says
+  what its receipts found; then receipts of games no export holds, and lines of FILE that
+  are no receipt. With --json, each verdict has receipts (a list, one entry per game with
+  receipts: game_id, kept, checked, confirmed, contradicted, not_the_services, version,
+  reason), and one last line {"receipts": {file, read, unreadable, other_games}}.
 
 progress:
   "verified N/M" goes to stderr, never to stdout: redrawn in place when stderr is a
@@ -71,7 +95,8 @@ progress:
   --no-progress turns it off.
 
 exit codes:
-  0 every verdict is ok; 1 any is incomplete or failed; 2 bad arguments;
+  0 every verdict is ok; 1 any is incomplete or failed; 2 bad arguments (--receipts
+  without --keys, a receipts or keys file that cannot be used);
   141 stdout was closed early (e.g. piped into head)."""
 
 
@@ -116,6 +141,17 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
     check.add_argument("--json", action="store_true", help="one JSON verdict per line")
     check.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes")
     no_bot_replay(check)
+    check.add_argument(
+        "--receipts",
+        metavar="FILE",
+        help="receipts players kept (JSON lines), held against the exports (needs --keys)",
+    )
+    check.add_argument(
+        "--keys",
+        action="append",
+        metavar="KEYS",
+        help="the service's public keys: the saved answer of GET /v1/keys, or a key (repeatable)",
+    )
     check.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -170,6 +206,18 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
         else:
             args.output.write_text(text, encoding="utf-8")
         return 0
+    if (args.receipts is None) != (args.keys is None):
+        check.error("--receipts and --keys go together: the receipts, and the keys to check them")
+    receipts = None
+    if args.receipts is not None:
+        from replay.receipts import ReceiptCheck, ReceiptsError, read_keys, read_receipts
+
+        try:
+            kept, keys = read_receipts(args.receipts), read_keys(args.keys)
+        except ReceiptsError as error:
+            print(f"floe replay verify: {error}", file=sys.stderr)
+            return 2
+        receipts = ReceiptCheck(kept, keys, partial(source.read, open_store=open_store))
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     from replay.timeline import printable
     from replay.tournament import audit_file, is_tournament_file
@@ -184,13 +232,27 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
     verdicts: list[Verdict | TournamentVerdict] = []
     for name in args.games:  # in the order named; a tournament export is audited as a whole
         verdict = audit_file(name, bot_replay=bots) if name in sets else next(found)
+        kept_for: list[GameReceipts] = []
+        if receipts is not None:
+            verdict, kept_for = receipts.judge(name, verdict)
         verdicts.append(verdict)
         if args.json:
-            print(json.dumps(as_json(verdict)))
+            document = as_json(verdict)
+            if receipts is not None:
+                document["receipts"] = [game.to_json() for game in kept_for]
+            print(json.dumps(document))
         elif isinstance(verdict, Verdict):
             print(printable(str(verdict)))
         else:
             print("\n".join(map(printable, tournament_report(verdict))))
+        if not args.json:
+            for line in (line for game in kept_for for line in game.lines()):
+                print(printable(f"{verdict.name}: {line}"))
+    if receipts is not None and args.json:
+        print(json.dumps(receipts.closing_json(args.receipts)))
+    elif receipts is not None:
+        for line in receipts.closing_lines(args.receipts):
+            print(printable(line))
     if not args.json:
         print(summary(verdicts))
     return 0 if all(v.status == "ok" for v in verdicts) else 1

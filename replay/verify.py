@@ -9,6 +9,13 @@ recomputes from the revealed seed; ``game_over`` is exactly what the rules concl
 they conclude it; and ``seed_revealed`` ends the log with the seed the first event committed
 to.
 
+Every action of a seat ``game_created`` gives a ``public_key`` must carry that key's
+signature (``domain.engine.signing.action_message``: the game, the version before the event
+and the action), so not even the host holding the seed can replace the player's move, however
+it re-plays and re-hashes the rest; an action of a seat without a key carries none. A
+person's seat without a key is *unsigned*: its moves rest on the host's word, and every
+verdict names such seats.
+
 Every move of a bot seat is made again (``replay.bots``: the seat's kind, the state before it
 and its ``bot-<seat>`` stream of the revealed seed) and must be the logged move; a person's
 seat never is. ``bot_replay=False`` skips that (the verdict says so), and a log that reveals
@@ -33,7 +40,7 @@ after every event before it has been checked for everything but the seed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -43,6 +50,7 @@ from domain.engine.clock import epoch_seconds, iso
 from domain.engine.departures import parse_decision
 from domain.engine.errors import GameError, TimeoutDue
 from domain.engine.log import GENESIS_HASH, event_hash, event_of
+from domain.engine.signing import action_message, is_public_key
 from domain.engine.types import (
     DECISION,
     GAME_CREATED,
@@ -57,6 +65,7 @@ from domain.engine.types import (
 )
 from domain.games import GAMES
 from replay.bots import BotReplay, BotReplayer
+from replay.ed25519 import signature_is_valid
 from replay.source import BadLine, parse_line
 
 Status = Literal["ok", "incomplete", "failed"]
@@ -71,7 +80,9 @@ class Verdict:
 
     ``file`` is the export file audited (None for a game read from the store by id);
     ``game_id`` is the id the log itself carries in event 1 (None when it has none); ``bots``
-    is what bot replay did (None when event 1 could not be read).
+    is what bot replay did (None when event 1 could not be read); ``unsigned`` the people's
+    seats without a public key, whose moves rest on the host's word (None when event 1 could
+    not be read; empty when every person signed: bots are re-derived, never "unsigned").
     """
 
     game_id: str | None
@@ -81,6 +92,7 @@ class Verdict:
     reason: str | None = None
     file: str | None = None
     bots: BotReplay | None = None
+    unsigned: tuple[int, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +103,7 @@ class Verdict:
             "version": self.version,
             "reason": self.reason,
             "bot_replay": None if self.bots is None else self.bots.to_json(),
+            "unsigned_seats": None if self.unsigned is None else list(self.unsigned),
         }
 
     @property
@@ -104,8 +117,21 @@ class Verdict:
         where = "" if self.version is None else f" at version {self.version}"
         why = "" if self.reason is None else f": {self.reason}"
         bots = None if self.bots is None else self.bots.describe()
-        more = "" if bots is None else f"; {bots}"
+        unsigned = unsigned_words([str(seat) for seat in self.unsigned or ()])
+        more = "".join(f"; {said}" for said in (bots, unsigned) if said is not None)
         return f"{self.name}: {self.status}{where}{why} ({self.events} events{more})"
+
+
+def unsigned_words(who: Sequence[str], noun: str = "seat") -> str | None:
+    """``seats 0 and 2 unsigned: their moves rest on the host's word`` (``who``: what names
+    each seat, or player), so an organizer knows which moves no player's key vouches for;
+    None for nobody."""
+    if not who:
+        return None
+    if len(who) == 1:
+        return f"{noun} {who[0]} unsigned: its moves rest on the host's word"
+    listed = f"{', '.join(who[:-1])} and {who[-1]}"
+    return f"{noun}s {listed} unsigned: their moves rest on the host's word"
 
 
 class Broken(Exception):
@@ -164,7 +190,10 @@ def audit_lines(lines: Iterable[str], *, bot_replay: bool = True) -> tuple[Verdi
                 return before, events
             reason, where = _clip(f"line {number} {bad}"), len(events) + 1
             bots = None if before is None else before.bots
-            verdict = Verdict(_game_id(events), "failed", len(events), where, reason, bots=bots)
+            unsigned = None if before is None else before.unsigned
+            verdict = Verdict(
+                _game_id(events), "failed", len(events), where, reason, bots=bots, unsigned=unsigned
+            )
             return verdict, events
     return verify(events, bot_replay=bot_replay), events
 
@@ -174,13 +203,29 @@ def verify(events: list[Any], *, bot_replay: bool = True) -> Verdict:
     bots' moves again). Never raises: hostile input fails."""
     game_id = _game_id(events)
     bots = BotReplayer(bot_replay)
+    read: list[GameCreated] = []  # event 1, once it is read: who signs
     try:
-        complete = _audit(events, bots)
+        complete = _audit(events, bots, read)
     except Broken as broken:
-        reason = broken.reason
-        return Verdict(game_id, "failed", len(events), broken.version, reason, bots=bots.result())
+        reason, unsigned = broken.reason, _unsigned(read)
+        return Verdict(
+            game_id,
+            "failed",
+            len(events),
+            broken.version,
+            reason,
+            bots=bots.result(),
+            unsigned=unsigned,
+        )
     status: Status = "ok" if complete else "incomplete"
-    return Verdict(game_id, status, len(events), bots=bots.result())
+    return Verdict(game_id, status, len(events), bots=bots.result(), unsigned=_unsigned(read))
+
+
+def _unsigned(read: Sequence[GameCreated]) -> tuple[int, ...] | None:
+    """The people's seats without a key (None when event 1 was not read)."""
+    if not read:
+        return None
+    return tuple(s.seat for s in read[0].seats if not s.bot and s.public_key is None)
 
 
 def seed_problem(events: list[Any]) -> str | None:
@@ -193,17 +238,18 @@ def seed_problem(events: list[Any]) -> str | None:
     return None
 
 
-def _audit(events: list[Any], bots: BotReplayer) -> bool:
+def _audit(events: list[Any], bots: BotReplayer, read: list[GameCreated]) -> bool:
     """Every check, event by event: the first failure raises ``Broken`` at its version.
 
     Whatever else hostile content provokes in the checks or the rules (a ``TypeError`` deep
-    in a game's ``evolve``, say) fails the log at the event being checked.
+    in a game's ``evolve``, say) fails the log at the event being checked. Event 1, once
+    read, is put in ``read``.
     """
     if not events:
         raise Broken(None, "the log is empty")
     at = [1]  # the version being checked
     try:
-        return _walk(events, at, bots)
+        return _walk(events, at, bots, read)
     except Broken:
         raise
     except Exception as error:  # any crash on a log's content is a verdict, never a traceback
@@ -211,12 +257,13 @@ def _audit(events: list[Any], bots: BotReplayer) -> bool:
         raise Broken(at[0], f"the rules cannot replay this event ({why})") from None
 
 
-def _walk(events: list[Any], at: list[int], bots: BotReplayer) -> bool:
+def _walk(events: list[Any], at: list[int], bots: BotReplayer, read: list[GameCreated]) -> bool:
     first = events[0]
     game_id = first.get("game_id") if isinstance(first, dict) else None
     prev = _check_envelope(first, 1, GENESIS_HASH, game_id)
     assert isinstance(game_id, str)  # the envelope check made sure
     created = _created(first)
+    read.append(created)
     game = GAMES[created.game]
     rules = game.rules
     try:  # a seed that does not open the commitment fails the log where it is revealed, but
@@ -334,6 +381,7 @@ def _created(first: Mapping[str, Any]) -> GameCreated:
         raise Broken(
             1, "game_created lacks game, rules_version, options, seats or commitment"
         ) from None
+    _check_keys(data["seats"])
     game = GAMES.get(created.game)
     if game is None:
         raise Broken(1, f"unknown game {created.game!r}")
@@ -345,6 +393,25 @@ def _created(first: Mapping[str, Any]) -> GameCreated:
     except GameError as error:
         raise Broken(1, f"the rules refuse this setup: {error.code}") from None
     return created
+
+
+def _check_keys(seats: Any) -> None:
+    """A seat's ``public_key``, where there is one, is 64 lowercase hex, and a person's: a
+    bot is re-derived by the audit and signs nothing."""
+    for seat in seats:
+        if "public_key" not in seat:
+            continue
+        key, number = seat["public_key"], seat["seat"]
+        if not is_public_key(key):
+            raise Broken(
+                1,
+                f"game_created gives seat {number} a public_key that is not 64 lowercase hex "
+                "digits (an Ed25519 public key)",
+            )
+        if seat.get("bot"):
+            raise Broken(
+                1, f"game_created gives the bot seat {number} a public_key: a bot signs nothing"
+            )
 
 
 def _commitment(events: list[Any]) -> str | None:
@@ -377,17 +444,23 @@ def _check_action(
     data = stored["data"]
     if (
         not isinstance(data, dict)
-        or set(data) != {"action"}
+        or set(data) - {"signature"} != {"action"}
         or not isinstance(data["action"], dict)
     ):
-        raise Broken(version, "an action event's data is exactly {'action': {...}}")
+        raise Broken(
+            version,
+            "an action event's data is exactly {'action': {...}}, with its 'signature' for a "
+            "seat that has a public key",
+        )
     if data["action"].get("type") != stored["type"]:
         raise Broken(version, "the event type is not the action's type")
     if type(stored["actor"]) is not int:
         raise Broken(version, "an action's actor is a seat number")
+    _check_signature(state.created, stored)
     try:
         action = play.parse_action(rules, data["action"])
-        decided, _ = play.step(rules, state, stored["actor"], action, at)
+        signature = data.get("signature")
+        decided, _ = play.step(rules, state, stored["actor"], action, at, signature=signature)
     except TimeoutDue as due:
         raise _late(version, state, due, stored["actor"]) from None
     except GameError as error:
@@ -396,6 +469,36 @@ def _check_action(
     if not same_event(decided[0], event_of(stored)):
         raise Broken(version, "the action is not written as the rules write it")
     return decided
+
+
+def _check_signature(created: GameCreated, stored: Mapping[str, Any]) -> None:
+    """The action of a seat with a key carries the key's signature over the game, the version
+    it was decided against (the one before its own) and the action (``action_message``); the
+    action of any other seat carries none (nobody could check it)."""
+    version, seat, data = stored["version"], stored["actor"], stored["data"]
+    key = next((s.public_key for s in created.seats if s.seat == seat), None)
+    where = f"seat {seat} at version {version}"
+    if key is None:
+        if "signature" in data:
+            raise Broken(
+                version,
+                f"the move of {where} carries a signature, but game_created gives seat {seat} "
+                "no public_key: nobody can check it, so the move is not as the service writes it",
+            )
+        return
+    if "signature" not in data:
+        raise Broken(
+            version,
+            f"the move of {where} carries no signature, but seat {seat} signs its moves (its "
+            "public_key is in game_created): the move was not the player's",
+        )
+    message = action_message(stored["game_id"], version - 1, data["action"])
+    if not signature_is_valid(key, message, data["signature"]):
+        raise Broken(
+            version,
+            f"the signature of {where} is not seat {seat}'s key's over this move (in this game, "
+            f"at version {version - 1}): the move was not the player's",
+        )
 
 
 def _late(version: int, state: GameState[Any], due: TimeoutDue, actor: int | None) -> Broken:

@@ -15,6 +15,7 @@ import redis
 from domain.ai import policies as bot_policies
 from domain.ai.policy import Policy
 from domain.games import load_game_module
+from replay.ed25519 import signature_is_valid
 from service.clock import Clock, utc_now
 from service.games.access import Viewer, resolve
 from service.games.commands import GameCommands
@@ -24,6 +25,8 @@ from service.games.repository import GameRepository
 from service.jobs.handlers import Automation, JobHooks
 from service.jobs.queue import RqJobQueue
 from service.jobs.worker import Worker
+from service.keys import service_key
+from service.keys.receipts import Receipts
 from service.limits.long_requests import LongRequestSlots
 from service.limits.quotas import CreatorQuotas, QuotaLimits
 from service.limits.rate_limits import Limits, RateLimiter
@@ -63,6 +66,9 @@ class Floe:
     signals: AppendSignals
     rate_limiter: RateLimiter
     long_requests: LongRequestSlots
+    #: Signs a receipt for every event shown (the service key: ``FLOE_SERVICE_KEY_FILE``, or
+    #: one held in memory when the settings name no file).
+    receipts: Receipts
 
     def viewer(self, authorization: str | None) -> Viewer:
         """Who an ``Authorization`` header names: a seat, a tournament player, the organizer
@@ -113,7 +119,7 @@ def build(
         clock,
         store,
     )
-    commands = GameCommands(repository, queue, quotas)
+    commands = GameCommands(repository, queue, signature_is_valid, quotas)
     table_limits = TableLimits(
         ttl_seconds=settings.table_ttl_seconds,
         open_per_creator=settings.open_tables_per_creator,
@@ -144,6 +150,7 @@ def build(
         jobs=queue,
         rate_limiter=RateLimiter(client, limits, clock, cluster=settings.redis_cluster),
         long_requests=LongRequestSlots(client, settings.long_requests_per_address, clock),
+        receipts=Receipts(service_key.for_file(settings.service_key_file), store.seed),
     )
 
 

@@ -1,4 +1,4 @@
-"""The ``floe`` console script: ``serve``, ``worker``, ``run`` and ``replay``.
+"""The ``floe`` console script: ``serve``, ``worker``, ``run``, ``keys`` and ``replay``.
 
 Each command reads the settings once and builds what it needs through ``service.bootstrap``;
 ``replay`` gets the event store handed in, so the replay tools never import the service.
@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import sys
+from pathlib import Path
 
 from domain.engine.log import EventReader
 from service.settings import Settings
@@ -33,6 +35,16 @@ def main(argv: list[str] | None = None) -> int:
         help="leave failed bot moves failed at start (floe run's replacement workers)",
     )
     commands.add_parser("run", help="Redis (unless REDIS_URL is set), a worker and the API")
+    keys = commands.add_parser(
+        "keys",
+        help="the service key that signs receipts: show its public keys, or rotate it",
+        description="The service key: FLOE_SERVICE_KEY_FILE, else keys/service.key in "
+        "FLOE_DATA_DIR (.floe-data when unset), the file floe run uses with the same "
+        "environment. show prints what GET /v1/keys answers; rotate makes a new key and "
+        "lists the old one as retired (restart the API processes to sign with the new one).",
+    )
+    keys.add_argument("action", choices=("show", "rotate"))
+    keys.add_argument("--file", type=Path, help="the key file (default: as above)")
     commands.add_parser("replay", help="export and verify games (floe replay --help)")
     if argv[:1] == ["run"]:
         from service.run.supervisor import run
@@ -51,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return replay(argv[1:], open_store=functools.cache(lambda: _store(settings)))
     args = parser.parse_args(argv)
+    if args.command == "keys":
+        return _keys(args.action, args.file or _key_file(settings))
     if args.command == "serve":
         from service.api.app import create_app
 
@@ -66,6 +80,33 @@ def main(argv: list[str] | None = None) -> int:
         retry_failed=args.retry_failed,
     )
     job_worker.run()
+    return 0
+
+
+def _key_file(settings: Settings) -> Path:
+    """The service key ``floe run`` would use with these settings."""
+    from service.keys.service_key import default_file
+
+    return settings.service_key_file or default_file(settings.data_dir)
+
+
+def _keys(action: str, path: Path) -> int:
+    """``floe keys show`` (the answer of ``GET /v1/keys``, to save) or ``rotate``."""
+    from service.clock import utc_now
+    from service.keys.service_key import ServiceKeyError, load, rotate
+
+    try:
+        if action == "rotate":
+            old, new = rotate(path, at=utc_now())
+            print(f"retired {old}; receipts are signed with {new} once every API process")
+            print("has restarted (until then each signs, and lists, the key it started with)")
+            return 0
+        if not path.exists():
+            raise ServiceKeyError(f"no service key at {path} yet (a first start makes one)")
+        print(json.dumps({"keys": load(path).listed()}, indent=2))
+    except ServiceKeyError as error:
+        print(f"floe keys: error: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -143,6 +143,22 @@ class Directory(Kind[Path]):
         return Path(env.get(name) or default)
 
 
+class KeyFile(Kind[Path | None]):
+    """The service key's file: the variable's path; unset, ``keys/service.key`` in
+    ``FLOE_DATA_DIR`` when that is set; else None (a key held in memory only)."""
+
+    shape = "path"
+
+    def read(self, name: str, env: Mapping[str, str], default: Path | None) -> Path | None:
+        if env.get(name):
+            return Path(env[name])
+        data_dir = env.get("FLOE_DATA_DIR")
+        return Path(data_dir) / "keys" / "service.key" if data_dir else default
+
+    def show(self, default: Path | None) -> str:
+        return "`$FLOE_DATA_DIR/keys/service.key`"
+
+
 class MemorySize(Kind[str | None]):
     """A Redis memory size (``2gb``, ``512mb``, ``100000``), lower-cased; unset is None."""
 
@@ -206,6 +222,16 @@ class Settings:
         "advances, RQ's drain jobs, the workers' liveness keys), which holds nothing the "
         "store cannot rebuild; unset, `floe run` with its own store starts a second one in "
         "memory, and otherwise the event store's Redis is used.",
+    )  # fmt: skip
+    service_key_file: Path | None = setting(  # noqa: RUF009 (a Path is immutable)
+        None, "FLOE_SERVICE_KEY_FILE", KeyFile(), STORES,
+        "The service's Ed25519 private key (64 hex digits, mode 0600), which signs every "
+        "event's receipt; made on first start, when missing. Unset: `keys/service.key` in "
+        "`FLOE_DATA_DIR` when that is set, and under `floe run` in its data directory (it "
+        "hands the path to every process it starts); a process given neither signs with a "
+        "key of its own, held in memory only, so give every API process of one Floe the "
+        "same file. A rotation lists the old public key in `retired.json` beside it "
+        "(docs/operations/running.md).",
     )  # fmt: skip
     replica_acks: int = setting(
         0, "FLOE_REPLICA_ACKS", integer(zero_ok=True), STORES,
@@ -332,8 +358,8 @@ class Settings:
     )  # fmt: skip
     data_dir: Path = setting(  # noqa: RUF009 (a Path is immutable)
         Path(".floe-data"), "FLOE_DATA_DIR", Directory(), RUN,
-        "Where `floe run` keeps its Redis's data (`redis/`) and its job queues' socket "
-        "(`queue/`); `floe run --data-dir` wins over it.",
+        "Where `floe run` keeps its Redis's data (`redis/`), its job queues' socket "
+        "(`queue/`) and the service key (`keys/`); `floe run --data-dir` wins over it.",
     )  # fmt: skip
     redis_maxmemory: str | None = setting(
         None, "FLOE_REDIS_MAXMEMORY", MemorySize(), RUN,

@@ -127,10 +127,17 @@ def decide(
 
 
 def step(
-    rules: Rules[Any], state: GameState[Any], seat: int, action: Action, at: str | None = None
+    rules: Rules[Any],
+    state: GameState[Any],
+    seat: int,
+    action: Action,
+    at: str | None = None,
+    *,
+    signature: str | None = None,
 ) -> tuple[list[Event], GameState[Any]]:
     """``decide``, and the state after its events: deciding folds them anyway, so a caller
-    that needs the new state does not fold them twice."""
+    that needs the new state does not fold them twice. A keyed seat's ``signature``
+    (checked by the caller: ``domain.engine.signing``) is recorded beside the action."""
     _check_live(rules, state, at)
     if seat in state.left:
         raise NotAllowed("seat_left", f"seat {seat} has left the game")
@@ -138,7 +145,10 @@ def step(
         if seat not in rules.to_act(state.board):
             raise NotAllowed("not_your_turn", f"seat {seat} may not act now")
         rules.check(state.board, seat, action)
-    event = Event(type=action.type, actor=seat, data={"action": action.to_json()})
+    data: JSON = {"action": action.to_json()}
+    if signature is not None:
+        data["signature"] = signature
+    event = Event(type=action.type, actor=seat, data=data)
     return _with_outcome(rules, state, event, at)
 
 

@@ -42,14 +42,33 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
-    """A seat as recorded in ``game_created``: never its token."""
+    """A seat as recorded in ``game_created``: never its token.
+
+    ``public_key`` (64 hex, Ed25519) is set for a seat whose player signs its actions
+    (``domain.engine.signing``); it is written only then, so an unsigned seat's record is
+    exactly what it always was.
+    """
 
     seat: int
     name: str
     bot: str | None = None
+    public_key: str | None = None
 
     def to_json(self) -> JSON:
-        return {"seat": self.seat, "name": self.name, "bot": self.bot}
+        out: JSON = {"seat": self.seat, "name": self.name, "bot": self.bot}
+        if self.public_key is not None:
+            out["public_key"] = self.public_key
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SeatInfo:
+        key = data.get("public_key")
+        return cls(
+            seat=int(data["seat"]),
+            name=str(data["name"]),
+            bot=data.get("bot"),
+            public_key=None if key is None else str(key),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +129,7 @@ class GameCreated:
             game=str(data["game"]),
             rules_version=str(data["rules_version"]),
             options=dict(data.get("options") or {}),
-            seats=tuple(
-                SeatInfo(seat=int(s["seat"]), name=str(s["name"]), bot=s.get("bot"))
-                for s in data["seats"]
-            ),
+            seats=tuple(SeatInfo.from_json(s) for s in data["seats"]),
             seed_commitment=str(data["seed_commitment"]),
             tournament=(
                 TournamentSlot.from_json(data["tournament"]) if "tournament" in data else None

@@ -8,6 +8,10 @@ from collections.abc import Sequence
 
 from domain.engine.canonical import canonical_json
 
+#: A player as the roster commits to them: ``(name, bot)``, or ``(name, bot, public_key)``
+#: for one who may sign (a pair is a player without a key).
+RosterEntry = tuple[str, str | None] | tuple[str, str | None, str | None]
+
 
 def tournament_commitment(seed_commitments: Sequence[str]) -> str:
     """SHA-256 hex of the slots' seed commitments joined in slot order (ASCII hex, no
@@ -15,11 +19,14 @@ def tournament_commitment(seed_commitments: Sequence[str]) -> str:
     return hashlib.sha256("".join(seed_commitments).encode("ascii")).hexdigest()
 
 
-def roster_commitment(players: Sequence[tuple[str, str | None]]) -> str:
+def roster_commitment(players: Sequence[RosterEntry]) -> str:
     """SHA-256 hex of the canonical JSON (UTF-8) of the players listed at creation, each
-    ``(name, bot)`` in entry order written ``{"name", "bot", "public_key"}``: publishing it
-    beside ``commitment`` fixes who plays, so a player renamed, swapped, added or dropped
-    afterwards no longer matches it."""
-    # No player has a key yet: every entry's public_key is null, here and nowhere else.
-    entries = [{"name": name, "bot": bot, "public_key": None} for name, bot in players]
+    written ``{"name", "bot", "public_key"}`` in entry order (``public_key`` null for a player
+    without one): publishing it beside ``commitment`` fixes who plays and with which key, so
+    a player renamed, swapped, added, dropped or given another key afterwards no longer
+    matches it. A player entered late is not in it: their ``enter`` decision names them."""
+    entries = []
+    for entry in players:
+        name, bot, key = (*entry, None)[:3]  # a pair has no key
+        entries.append({"name": name, "bot": bot, "public_key": key})
     return hashlib.sha256(canonical_json(entries).encode("utf-8")).hexdigest()

@@ -10,11 +10,15 @@ and ``reason`` (the director's words: ``domain.engine.departures.REASON_RULE``).
 - ``Withdraw(player)``: ``player`` is never paired again (from round ``rounds_paired + 1``);
   they stay in the standings with what they scored. In a round robin, the rounds keep their
   schedule, and whoever would have met them has a bye instead.
-- ``Enter(player, name, bot)``: a new player, swiss only, numbered next (the players listed at
-  creation, then those entered, in order). They are paired from round ``rounds_paired + 1``
-  and score nothing for the rounds before (no bye for those). Refused (``DecisionError``)
-  when the tournament already lists ``max_players`` (``tournament_full``), or when more than
-  half its rounds are paired (``too_late``: ``2 × rounds_paired > rounds``).
+- ``Enter(player, name, bot, public_key)``: a new player, swiss only, numbered next (the
+  players listed at creation, then those entered, in order). They are paired from round
+  ``rounds_paired + 1`` and score nothing for the rounds before (no bye for those). A person
+  may be given an Ed25519 ``public_key`` (64 lowercase hex): their seat in every game of
+  theirs then carries it, and they sign their moves (``domain.engine.signing``); a bot has
+  none. The roster commitment, published at creation, does not cover them: this decision,
+  in the export, is what names them and their key. Refused (``DecisionError``) when the
+  tournament already lists ``max_players`` (``tournament_full``), or when more than half its
+  rounds are paired (``too_late``: ``2 × rounds_paired > rounds``).
 - ``Correct(round, table, winners, game_id=...)``: from now on the game of ``round``,
   ``table`` (the game ``game_id``) counts with these winning seats (none: nobody won) for
   points, tie-breaks and later pairings; the game's own log is untouched. Of two corrections
@@ -33,9 +37,12 @@ The JSON of a decision (``to_json``, ``parse_decision``)::
 
     {"decision": "withdraw", "player": 3, ...}
     {"decision": "enter", "player": 8, "name": "Eve", "bot": null, ...}
+    {"decision": "enter", "player": 9, "name": "Fay", "bot": null, "public_key": "3d40...", ...}
     {"decision": "correct", "game_id": "9f0c...", "round": 2, "table": 1, "winners": [1], ...}
 
 each with ``"rounds_paired"``, ``"seq"``, ``"at"`` and ``"reason"`` in place of the ``...``.
+An ``enter`` has ``"public_key"`` only when the player has one, so the record of one without
+is what it always was.
 ``parse_request`` reads what a director sends (the same without ``rounds_paired``, ``seq``,
 ``at``, an entered player's number, nor a corrected game's ``round`` and ``table``, which the
 service fills in: ``{"decision": "correct", "game_id": ..., "winners": [1], "reason": ...}``).
@@ -50,6 +57,7 @@ from typing import Any, ClassVar
 
 from domain.engine.departures import REASON_RULE, is_reason
 from domain.engine.errors import Refusal
+from domain.engine.signing import is_public_key
 from domain.engine.types import JSON
 
 #: The longest ``reason`` a director may give, in characters.
@@ -89,6 +97,8 @@ class Enter:
     player: int
     name: str
     bot: str | None = None
+    #: The person's Ed25519 public key (64 lowercase hex), when they sign their moves.
+    public_key: str | None = None
     _: KW_ONLY
     rounds_paired: int
     seq: int = 0
@@ -97,8 +107,11 @@ class Enter:
     kind: ClassVar[str] = "enter"
 
     def to_json(self) -> JSON:
-        body = {"decision": self.kind, "player": self.player, "name": self.name}
-        return {**body, "bot": self.bot, **_common(self)}
+        body: JSON = {"decision": self.kind, "player": self.player, "name": self.name}
+        body["bot"] = self.bot
+        if self.public_key is not None:  # only then: a keyless entry reads as it always did
+            body["public_key"] = self.public_key
+        return {**body, **_common(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +142,11 @@ _COMMON = frozenset({"decision", "rounds_paired", "seq", "at", "reason"})
 _STAMPS = frozenset({"rounds_paired", "seq", "at"})
 _FIELDS: Mapping[str, frozenset[str]] = {
     "withdraw": _COMMON | {"player"},
-    "enter": _COMMON | {"player", "name", "bot"},
+    "enter": _COMMON | {"player", "name", "bot", "public_key"},
     "correct": _COMMON | {"game_id", "round", "table", "winners"},
 }
+#: What a record holds only when it applies: an ``enter``'s key.
+_OPTIONAL: Mapping[str, frozenset[str]] = {"enter": frozenset({"public_key"})}
 #: What a director leaves out of a ``correct``: the service finds where the game was played.
 _LOCATED = frozenset({"round", "table"})
 _GAME_ID = re.compile(r"[0-9a-f]{16}")
@@ -150,7 +165,9 @@ def parse_decision(data: object) -> Decision:
     """A decision as ``to_json`` writes it (as recorded, or read from an export);
     ``DecisionError`` (``unknown_decision``, ``unexpected_field``, ``missing_field``,
     ``invalid_field``) when it is not one."""
-    fields = _fields(data, lambda kind: _FIELDS[kind])
+    fields = _fields(data, lambda kind: _FIELDS[kind], _OPTIONAL)
+    if "public_key" in fields and fields["public_key"] is None:
+        raise DecisionError("invalid_field", "public_key is recorded only when there is one")
     return _build(
         fields,
         rounds_paired=_count(fields["rounds_paired"], "rounds_paired", least=0),
@@ -174,8 +191,8 @@ def parse_request(
     fields of its kind, less ``rounds_paired``, ``seq``, ``at`` (given here, as the service
     makes the decision), for ``enter`` ``player`` (``next_player``: the next number), and for
     ``correct`` ``round`` and ``table`` (``games``: the round and table of every game paired,
-    by id; ``no_such_game`` for an id it lacks); ``enter``'s ``bot`` may be left out (a
-    person). Same errors as ``parse_decision``."""
+    by id; ``no_such_game`` for an id it lacks); ``enter``'s ``bot`` and ``public_key`` may
+    be left out or null (a person; no key). Same errors as ``parse_decision``."""
 
     def expected(kind: str) -> frozenset[str]:
         fields = _FIELDS[kind] - _STAMPS
@@ -183,7 +200,8 @@ def parse_request(
             return fields - {"player"}
         return fields - _LOCATED if kind == "correct" else fields
 
-    body = dict(_fields(data, expected, optional=frozenset({"bot"})))
+    optional = {"enter": frozenset({"bot", "public_key"})}
+    body = dict(_fields(data, expected, optional))
     return _build(
         body, rounds_paired=rounds_paired, seq=seq, at=at, player=next_player, games=games
     )
@@ -192,7 +210,7 @@ def parse_request(
 def _fields(
     data: object,
     expected: Callable[[str], frozenset[str]],
-    optional: frozenset[str] = frozenset(),
+    optional: Mapping[str, frozenset[str]],
 ) -> Mapping[str, Any]:
     if not isinstance(data, Mapping):
         raise DecisionError("invalid_field", "a decision is a JSON object")
@@ -205,7 +223,7 @@ def _fields(
     extra = sorted(set(data) - wanted)
     if extra:
         raise DecisionError("unexpected_field", f"{kind} takes no field {extra[0]!r}")
-    missing = sorted(wanted - set(data) - optional)
+    missing = sorted(wanted - set(data) - optional.get(kind, frozenset()))
     if missing:
         raise DecisionError("missing_field", f"{kind} needs the field {missing[0]!r}")
     return data
@@ -235,7 +253,14 @@ def _build(
         bot = data.get("bot")
         if bot is not None:
             bot = _text(bot, "bot", MAX_NAME)
-        return Enter(number, name, bot, rounds_paired=rounds_paired, seq=seq, at=at, reason=reason)
+        key = data.get("public_key")
+        if key is not None and not is_public_key(key):
+            raise DecisionError("invalid_field", "public_key is 64 lowercase hex digits")
+        if key is not None and bot is not None:
+            raise DecisionError("invalid_field", "a bot signs nothing: no public_key")
+        return Enter(
+            number, name, bot, key, rounds_paired=rounds_paired, seq=seq, at=at, reason=reason
+        )
     winners = data["winners"]
     if not isinstance(winners, list):
         raise DecisionError("invalid_field", "winners must be a list of seat numbers")

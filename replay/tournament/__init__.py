@@ -10,13 +10,15 @@ the standings; the audit believes none of it and recomputes what it can:
    ``"1"``, the rules of every tournament made before versions were written; an unknown one is
    a problem, and nothing that depends on the rules is checked);
 2. ``commitment`` is the SHA-256 of the seed commitments, one for each of the plan's slots;
-   ``roster_commitment`` is the SHA-256 of the players listed at creation, names and bots in
-   order (``domain.tournament.commitments``); absent (a tournament made before rosters were
-   committed), it is noted as not checked;
+   ``roster_commitment`` is the SHA-256 of the players listed at creation, names, bots and
+   public keys in order (``domain.tournament.commitments``); absent (a tournament made before
+   rosters were committed), it is noted as not checked;
 3. the other lines are game logs (consecutive lines of one ``game_id``), each audited on its
    own by ``replay.verify``; the manifest lists every log once, in order, and no other;
 4. each game's first event names its place (tournament, round, table), commits to its slot's
-   seed, and has the tournament's game, options and the table's players in seat order;
+   seed, and has the tournament's game, options and the table's players in seat order, each
+   seat with its player's public key (listed, or given by their ``enter`` decision) and no
+   other: a seat whose key is not its player's is signed by someone else;
 5. the director's decisions (``decisions``, numbered 1, 2, ... in order) each come with no more
    rounds paired than the manifest lists and no fewer than the decision before; a ``pause`` and
    a ``resume`` take turns and no round is made between them; nothing follows a ``cancel``,

@@ -175,11 +175,11 @@ class _Audit:
                 )
 
     def _roster(self, manifest: Manifest) -> None:
-        """The players listed at creation (names and bots, in order) against the roster
-        commitment published beside ``commitment``: a player renamed, swapped, added or
-        dropped since no longer matches it (one entered later is their decision's, not the
-        roster's). A manifest without one is of a tournament made before rosters were
-        committed: nothing to check it against, which the verdict says."""
+        """The players listed at creation (names, bots and public keys, in order) against the
+        roster commitment published beside ``commitment``: a player renamed, swapped, added,
+        dropped or given another key since no longer matches it (one entered later is their
+        decision's, not the roster's). A manifest without one is of a tournament made before
+        rosters were committed: nothing to check it against, which the verdict says."""
         if not manifest.roster_committed:
             self.unchecked.append(
                 "roster not committed (tournament made before rosters were committed)"
@@ -187,12 +187,12 @@ class _Audit:
             return
         if manifest.roster_commitment is None:
             return  # malformed: line 1's problem says so
-        computed = roster_commitment(manifest.players)
+        computed = roster_commitment(manifest.roster)
         if computed != manifest.roster_commitment:
             self.problems.append(
-                "roster: the players listed (names and bots) are not the ones committed at "
-                f"creation (roster_commitment {manifest.roster_commitment}; the players "
-                f"listed give {computed})"
+                "roster: the players listed (names, bots and public keys) are not the ones "
+                f"committed at creation (roster_commitment {manifest.roster_commitment}; the "
+                f"players listed give {computed})"
             )
 
     def _games(
@@ -442,6 +442,7 @@ def _check_game(
         problems.append(
             f"{where}: {len(seats)} seats, where the table has {len(game.players)} players"
         )
+    keys = manifest.everyone_keys
     for seat, (held, player) in enumerate(zip(seats, game.players, strict=False)):
         name, bot = manifest.everyone[player]
         if held.get("name") != name or held.get("bot") != bot:
@@ -449,6 +450,9 @@ def _check_game(
                 f"{where}: seat {seat} is {_player(held.get('name'), held.get('bot'))}, where "
                 f"the table seats player {player}, {_player(name, bot)}"
             )
+        problem = _key_problem(seat, held.get("public_key"), keys[player], name)
+        if problem is not None:
+            problems.append(f"{where}: {problem}")
     outcome = _outcome(run, verdict)
     if outcome is not None and not same_json(outcome, game.outcome):
         claim = "no outcome" if game.outcome is None else f"the outcome {_show(game.outcome)}"
@@ -461,6 +465,20 @@ def _check_game(
     if outcome is None or len(seats) != len(game.players):
         return None, problems
     return tuple(outcome["winners"]), problems
+
+
+def _key_problem(seat: int, held: Any, listed: str | None, name: str) -> str | None:
+    """Why a seat's public key is not its player's listed one (None when it is): a seat
+    signed by another key is moved by whoever holds that key, not by the player."""
+    if held == listed:
+        return None
+    who = quote(name, 40)
+    if listed is None:
+        return f"seat {seat} has a public key, where {who} is listed with none"
+    if held is None:
+        return f"seat {seat} has no public key, where {who} is listed with one ({listed})"
+    shown = quote(str(held), 70)
+    return f"seat {seat}'s key is not {who}'s listed key ({shown}, where {listed} is listed)"
 
 
 def _misnamed_games(manifest: Manifest) -> list[str]:

@@ -26,11 +26,13 @@ before they existed has none of them, and reads as it always did):
   ``domain.tournament.decisions.parse_decision`` reads them (version 2 only: they change the
   pairings and standings), ``pause``, ``resume`` and ``cancel`` with no other field.
 
-``players`` are the players listed at creation, numbered from 0; a player entered later by an
-``enter`` decision is named by that decision only, and numbered after them (the decision's
-``player``). A published standing has ``player``, ``name``, ``points`` and ``buchholz``; at
-version 2 also, optionally, ``place`` (``"3"``, or ``"3-4"`` when shared) and ``tiebreaks`` (an
-object: each of the tournament's tie-breaks by name, its value a number as points are written).
+``players`` are the players listed at creation, numbered from 0, each ``player``, ``name``,
+``bot`` and, only for a person who signs their moves, ``public_key`` (64 lowercase hex, an
+Ed25519 key; none for a bot); a player entered later by an ``enter`` decision is named by that
+decision only (its ``public_key`` too), and numbered after them (the decision's ``player``).
+A published standing has ``player``, ``name``, ``points`` and ``buchholz``; at version 2 also,
+optionally, ``place`` (``"3"``, or ``"3-4"`` when shared) and ``tiebreaks`` (an object: each of
+the tournament's tie-breaks by name, its value a number as points are written).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from fractions import Fraction
 from typing import Any
 
 from domain.engine.departures import REASON_RULE, is_reason
+from domain.engine.signing import is_public_key
 from domain.games import GAMES
 from domain.tournament import export
 from domain.tournament.decisions import (
@@ -60,6 +63,8 @@ MANIFEST_FIELDS = frozenset(export.MANIFEST_FIELDS)
 #: Fields a manifest holds only when they apply (module docstring).
 OPTIONAL_MANIFEST_FIELDS = frozenset(export.OPTIONAL_MANIFEST_FIELDS)
 PLAYER_FIELDS = frozenset({"player", "name", "bot"})
+#: A listed player's field only when it applies (a person who signs).
+PLAYER_KEY = "public_key"
 ROUND_FIELDS = frozenset({"round", "byes", "games"})
 GAME_FIELDS = frozenset({"game_id", "table", "players", "outcome"})
 STANDING_FIELDS = frozenset({"player", "name", "points", "buchholz"})
@@ -150,6 +155,8 @@ class Manifest:
     #: Whether line 1 has a ``roster_commitment`` at all: a tournament made before rosters
     #: were committed has none.
     roster_committed: bool = False
+    #: The public key of each player listed at creation, by number (None: they sign nothing).
+    keys: tuple[str | None, ...] = ()
 
     @property
     def effects(self) -> tuple[Decision, ...]:
@@ -161,6 +168,22 @@ class Manifest:
         """(name, bot) by player number: the players listed, then those entered since."""
         entered = [(d.name, d.bot) for d in self.effects if isinstance(d, Enter)]
         return (*self.players, *entered)
+
+    @property
+    def everyone_keys(self) -> tuple[str | None, ...]:
+        """Each player's public key by number (None: none), as ``everyone`` lists them."""
+        listed = (*self.keys, *(None,) * (len(self.players) - len(self.keys)))
+        entered = [d.public_key for d in self.effects if isinstance(d, Enter)]
+        return (*listed[: len(self.players)], *entered)
+
+    @property
+    def roster(self) -> tuple[tuple[str, str | None, str | None], ...]:
+        """The players listed at creation as the roster commitment covers them: ``(name,
+        bot, public_key)`` in entry order."""
+        return tuple(
+            (name, bot, key)
+            for (name, bot), key in zip(self.players, self.everyone_keys, strict=False)
+        )
 
     @property
     def cancelled(self) -> Recorded | None:
@@ -208,7 +231,8 @@ def read_manifest(value: Any) -> tuple[Manifest | None, list[str]]:
                 body["roster_commitment"], SHA256, "roster_commitment", "64 lowercase hex digits"
             )
         )
-    players = part(lambda: _players(body["players"]))
+    listed = part(lambda: _players(body["players"]))
+    players = None if listed is None else tuple((name, bot) for name, bot, _ in listed)
     version = part(lambda: _rules_version(body.get("rules_version", "1")))
     decisions = None
     if version is not None:
@@ -241,6 +265,7 @@ def read_manifest(value: Any) -> tuple[Manifest | None, list[str]]:
         decisions,
         roster,
         "roster_commitment" in body,
+        tuple(key for _, _, key in listed),
     )
     return manifest, problems
 
@@ -297,18 +322,27 @@ def _seed_commitments(value: Any) -> tuple[str, ...]:
     )
 
 
-def _players(value: Any) -> tuple[tuple[str, str | None], ...]:
+def _players(value: Any) -> tuple[tuple[str, str | None, str | None], ...]:
+    """``(name, bot, public_key)`` by player number."""
     players = []
     for number, item in enumerate(_list(value, "players")):
         where = f"players[{number}]"
-        player = _object(item, PLAYER_FIELDS, where)
+        keyed = isinstance(item, dict) and PLAYER_KEY in item
+        player = _object(item, PLAYER_FIELDS | ({PLAYER_KEY} if keyed else set()), where)
         if _int(player["player"], f"{where}.player") != number:
             raise Wrong(f"{where}.player", f"{player['player']} where {number} belongs")
         name = _string(player["name"], f"{where}.name")
         bot = player["bot"]
         if bot is not None:
             bot = _string(bot, f"{where}.bot")
-        players.append((name, bot))
+        key = player.get(PLAYER_KEY)
+        if keyed and not is_public_key(key):
+            shown = quote(key) if isinstance(key, str) else _kind(key)
+            why = f"{shown} is not a public key (64 lowercase hex digits)"
+            raise Wrong(f"{where}.public_key", why)
+        if key is not None and bot is not None:
+            raise Wrong(f"{where}.public_key", "a bot signs nothing: it has no public key")
+        players.append((name, bot, key))
     return tuple(players)
 
 

@@ -15,6 +15,10 @@ per round made:
 - a trailing ``*``: a director's correction decided the result (``W 3*``);
 - ``bye``: sat the round out (1 point); ``-``: not in the round (entered later, withdrawn).
 
+**Unsigned players, as text**: ``players 0 (Ada) and 3 (Di) unsigned: their moves rest on the
+host's word``: those who sat at a person's seat with no public key in some game (the audit
+cannot tell their moves from the host's; a bot's are re-derived).
+
 **A decision, as text**: ``decision 2 (withdraw) after round 1: player 3 (Di) withdrawn —
 "Ill."``,
 where ``after round N`` means made once ``N`` rounds were paired (so it applies from round
@@ -38,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from domain.tournament.decisions import Correct, Enter, Withdraw
 from domain.tournament.standings import GameResult, as_json_number, game_points
+from replay.verify import unsigned_words
 
 if TYPE_CHECKING:
     from replay.tournament.manifest import Listed, Manifest, Recorded
@@ -195,6 +200,12 @@ def crosstable_lines(rows: Sequence[CrossRow]) -> list[str]:
         ]
         lines.append("  ".join(cells).rstrip())
     return [*lines, f"key: {KEY}"]
+
+
+def unsigned_line(rows: Sequence[CrossRow]) -> str | None:
+    """``players 0 (Ada) and 1 (Bo) unsigned: their moves rest on the host's word``: the
+    players ``rows`` name (None for nobody)."""
+    return unsigned_words([f"{row.player} ({_name(row.name)})" for row in rows], "player")
 
 
 def applied(manifest: Manifest) -> tuple[Applied, ...]:

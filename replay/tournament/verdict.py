@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.tournament.standings import Standing, as_json_number
-from replay.tournament.summary import Applied, CrossRow, crosstable_lines
+from replay.tournament.summary import Applied, CrossRow, crosstable_lines, unsigned_line
 from replay.verify import Status, Verdict
 
 
@@ -55,6 +55,7 @@ class GameVerdict:
         return f"{self.name}: {self.status}{where}{why} ({verdict.events} events)"
 
     def to_json(self) -> dict[str, Any]:
+        unsigned = self.verdict.unsigned
         return {
             "round": self.round,
             "table": self.table,
@@ -65,6 +66,7 @@ class GameVerdict:
             "version": self.verdict.version,
             "reason": self.verdict.reason,
             "problems": list(self.problems),
+            "unsigned_seats": None if unsigned is None else list(unsigned),
         }
 
 
@@ -76,7 +78,8 @@ class TournamentVerdict:
     standings recomputed from the verified games. ``cancelled``: the manifest lists a cancel
     decision (the tournament ended with the rounds it had); ``rules_version``: the rules it
     was audited with; ``crosstable`` and ``decisions``: what the audit recomputed and applied,
-    for a reader (``replay.tournament.summary``)."""
+    for a reader (``replay.tournament.summary``); ``unsigned_players``: who played a person's
+    seat without a public key (their moves rest on the host's word)."""
 
     status: Status
     games: tuple[GameVerdict, ...]
@@ -100,6 +103,17 @@ class TournamentVerdict:
         if self.file is None:
             return tournament or "tournament"
         return self.file if tournament is None else f"{self.file} ({tournament})"
+
+    @property
+    def unsigned_players(self) -> tuple[CrossRow, ...]:
+        """The crosstable's rows of the players who sat at an unsigned seat of some game
+        (``Verdict.unsigned``), in player order."""
+        unsigned = {(g.round, g.table): g.verdict.unsigned or () for g in self.games}
+        return tuple(
+            row
+            for row in self.crosstable
+            if any(c.seat in unsigned.get((c.round, c.table), ()) for c in row.rounds)
+        )
 
     @property
     def reason(self) -> str | None:
@@ -127,14 +141,16 @@ class TournamentVerdict:
 
     def report(self) -> list[str]:
         """The human report: each game's verdict, the recomputed standings, every problem and
-        unchecked part, the verdict on the set (one line each); then the crosstable and each
-        decision applied, when the manifest could be read."""
+        unchecked part, the unsigned players, the verdict on the set (one line each); then the
+        crosstable and each decision applied, when the manifest could be read."""
         prefix = "" if self.file is None else f"{self.file} "
         lines = [f"{prefix}{game}" for game in self.games]
         lines.append(f"{prefix}standings, recomputed from the verified games:")
         lines += ["  " + row for row in standings_table(self.standings, self.tiebreaks)]
         lines += [f"{prefix}problem: {problem}" for problem in self.problems]
         lines += [f"{prefix}not checked: {part}" for part in self.unchecked]
+        unsigned = unsigned_line(self.unsigned_players)
+        lines += [] if unsigned is None else [f"{prefix}{unsigned}"]
         lines.append(str(self))
         if self.crosstable:
             lines.append(f"{prefix}crosstable, from the verified games and the corrections:")
@@ -169,6 +185,7 @@ class TournamentVerdict:
             ],
             "crosstable": [row.to_json() for row in self.crosstable],
             "decisions": [decision.recorded for decision in self.decisions],
+            "unsigned_players": [row.player for row in self.unsigned_players],
         }
 
     def _tiebreaks(self, standing: Standing) -> dict[str, str]:

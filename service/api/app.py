@@ -13,6 +13,7 @@ from flask import Flask, request
 from service.api.docs import docs
 from service.api.errors import register_error_handlers
 from service.api.games import v1
+from service.api.keys import keys_v1
 from service.api.pages import pages
 from service.api.replays import replays
 from service.api.tables import tables_v1
@@ -47,6 +48,7 @@ def create_app(
     app.register_blueprint(v1)
     app.register_blueprint(tables_v1)
     app.register_blueprint(tournaments_v1)
+    app.register_blueprint(keys_v1)
     app.register_blueprint(docs)
     app.register_blueprint(replays)
     app.register_blueprint(pages)

@@ -53,7 +53,7 @@ def create_game() -> Response:
     data = schemas.load(schemas.CREATE_GAME, json_body())
     command = CreateGame(
         game=data["game"],
-        players=tuple(NewPlayer(p["name"], p["bot"]) for p in data["players"]),
+        players=tuple(NewPlayer(p["name"], p["bot"], p["public_key"]) for p in data["players"]),
         options=data["options"],
         seed_hex=data["seed"],
         clock=data["clock"],
@@ -123,6 +123,8 @@ def post_action(game_id: str) -> Response:
     only_query("wait")
     wait = int_arg("wait", 0, high=MAX_WAIT_SECONDS)
     body = json_body()
+    seat = viewer.seat_in(game_id)
+    signature = current_floe().commands.signature(meta, seat, body)  # a 401 outranks a 400
     try:
         data = schemas.load_post_action(body)
     except InvalidRequest:
@@ -131,11 +133,12 @@ def post_action(game_id: str) -> Response:
             raise
         return _accepted(earlier)
     command = PlayAction(
-        seat=viewer.seat_in(game_id),
+        seat=seat,
         action=data["action"],
         expected_version=data["expected_version"],
         command_id=data["command_id"],
         wait_seconds=wait,
+        signature=signature,
     )
     with _waiting(wait):
         return _accepted(current_floe().commands.play(meta, command))
@@ -151,7 +154,7 @@ def post_decision(game_id: str) -> Response:
     if not viewer.organizer:
         raise organizer_only("deciding a game", anonymous=False)
     accepted = current_floe().commands.decide(meta, json_body(), viewer)
-    return render_built(accepted.to_json(), 201)
+    return render_built(_with_receipts(accepted), 201)
 
 
 def _waiting(seconds: int) -> AbstractContextManager[None]:
@@ -163,7 +166,18 @@ def _waiting(seconds: int) -> AbstractContextManager[None]:
 
 def _accepted(accepted: Accepted) -> Response:
     status = 202 if accepted.awaiting_random else 201
-    return render_built(accepted.to_json(), status)  # built in ACTION_ACCEPTED's shape
+    return render_built(_with_receipts(accepted), status)  # built in ACTION_ACCEPTED's shape
+
+
+def _with_receipts(accepted: Accepted) -> dict[str, Any]:
+    """The answer to an accepted command: its events and the service's receipt for each."""
+    floe = current_floe()
+    body = accepted.to_json()
+    body["receipts"] = [
+        floe.receipts.receipt(str(shown["game_id"]), int(shown["version"]), event_hash)
+        for shown, event_hash in zip(accepted.events, accepted.hashes, strict=True)
+    ]
+    return body
 
 
 def _earlier_answer(meta: GameMeta, viewer: Viewer, body: Any) -> Accepted | None:
@@ -230,7 +244,8 @@ def _sse(
     max_seconds: float,
     heartbeat: float,
 ) -> Iterator[str]:
-    """Send events as they arrive; stop after the last event of a finished game."""
+    """Send events as they arrive, each with the service's receipt; stop after the last
+    event of a finished game."""
     deadline = time.monotonic() + max_seconds
     yield "retry: 2000\n\n"
     while time.monotonic() < deadline:
@@ -242,10 +257,10 @@ def _sse(
             yield ": keep-alive\n\n"
             continue
         over = over or any(e.type == GAME_OVER for e in batch)
-        for event, shown in zip(
-            batch, floe.queries.shown(meta, batch, game_over=over), strict=True
-        ):
-            payload = canonical_json(shown)
+        shown = floe.queries.shown(meta, batch, game_over=over)
+        receipts = floe.receipts.of_stored(batch)
+        for event, view, receipt in zip(batch, shown, receipts, strict=True):
+            payload = canonical_json({**view, "receipt": receipt})
             yield f"id: {event.version}\nevent: {event.type}\ndata: {payload}\n\n"
             after = event.version
         if batch[-1].type == SEED_REVEALED:

@@ -23,7 +23,7 @@ from service.api.http import (
 from service.api.schemas import tables as schemas
 from service.games import tokens
 from service.tables.seating import OpenTable, SeatRequest, _bearer, table_not_found
-from service.tables.store import TableRecord
+from service.tables.store import TableRecord, TableSeat
 
 tables_v1 = Blueprint("tables_v1", __name__, url_prefix="/v1/tables")
 
@@ -33,7 +33,9 @@ def open_table() -> Response:
     viewer = current_viewer()
     only_query()
     data = schemas.load(schemas.OPEN_TABLE, json_body())
-    seats = tuple(SeatRequest(s.get("name"), s.get("bot"), s["open"]) for s in data["seats"])
+    seats = tuple(
+        SeatRequest(s.get("name"), s.get("bot"), s["open"], s["public_key"]) for s in data["seats"]
+    )
     command = OpenTable(
         data["game"], seats, data["options"], creator=request.remote_addr, clock=data["clock"]
     )
@@ -83,7 +85,7 @@ def join_table(table_id: str) -> Response:
     record = tables.get(_known(table_id))  # 404 before the body is read (400)
     only_query()
     data = schemas.load(schemas.JOIN_TABLE, json_body())
-    joined = tables.join(table_id, data["name"], read=record)
+    joined = tables.join(table_id, data["name"], public_key=data["public_key"], read=record)
     body = {"seat": joined.seat, "token": joined.token, "table": table_json(joined.table)}
     return render(schemas.TABLE_JOINED, body, 201)
 
@@ -103,6 +105,18 @@ def cancel_table(table_id: str) -> Response:
     return render(schemas.TABLE, table_json(record))
 
 
+def _seat_json(seat: TableSeat) -> dict[str, Any]:
+    shown: dict[str, Any] = {
+        "seat": seat.seat,
+        "name": seat.name,
+        "bot": seat.bot,
+        "open": seat.open and not seat.taken,
+    }
+    if seat.public_key is not None:
+        shown["public_key"] = seat.public_key
+    return shown
+
+
 def _known(table_id: str) -> str:
     if not RECORD_ID.fullmatch(table_id):
         raise table_not_found(table_id)
@@ -110,21 +124,14 @@ def _known(table_id: str) -> str:
 
 
 def table_json(record: TableRecord) -> dict[str, Any]:
-    """A table as every client may see it: who sits where, never a token."""
+    """A table as every client may see it: who sits where (and the public key a seat signs
+    with, only when it has one: keys are public), never a token."""
     started = record.status in ("started", "starting")
     return {
         "id": record.id,
         "game": record.game,
         "status": "started" if started else record.status,
-        "seats": [
-            {
-                "seat": s.seat,
-                "name": s.name,
-                "bot": s.bot,
-                "open": s.open and not s.taken,
-            }
-            for s in record.seats
-        ],
+        "seats": [_seat_json(s) for s in record.seats],
         "options": dict(record.options),
         "clock": None if record.clock is None else dict(record.clock),
         "created_at": record.created_at,

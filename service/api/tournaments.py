@@ -56,7 +56,7 @@ def create_tournament() -> Response:
     command = CreateTournament(
         game=data["game"],
         format=data["format"],
-        players=tuple(NewPlayer(p["name"], p["bot"]) for p in data["players"]),
+        players=tuple(NewPlayer(p["name"], p["bot"], p["public_key"]) for p in data["players"]),
         max_players=data["max_players"],
         tiebreaks=None if data["tiebreaks"] is None else tuple(data["tiebreaks"]),
         ratings=_ratings(data["players"]),

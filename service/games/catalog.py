@@ -67,9 +67,7 @@ class Catalog:
             game_id=game_id,
             game=record.game,
             created_at=record.created_at,
-            seats=tuple(
-                SeatInfo(int(s["seat"]), str(s["name"]), s.get("bot")) for s in record.seats
-            ),
+            seats=tuple(SeatInfo.from_json(s) for s in record.seats),
             token_hashes=record.token_hashes,
         )
         return self.remember(meta)

@@ -25,6 +25,7 @@ from domain.engine.errors import GameError, TimeoutDue
 from domain.engine.game import Game
 from domain.engine.log import StoredEvent
 from domain.engine.rng import seed_commitment
+from domain.engine.signing import SignatureCheck
 from domain.engine.status import GameStatus
 from domain.engine.types import JSON, SYSTEM, GameCreated, GameState, SeatInfo, TournamentSlot
 from domain.games import GAMES
@@ -41,6 +42,7 @@ from service.games.access import Viewer
 from service.games.catalog import GameMeta
 from service.games.follow_ups import JobQueue, enqueue_next
 from service.games.repository import CommandRecord, GameRepository, Recorded
+from service.games.signatures import require_signature, signed_as_stored
 from service.games.state_cache import Head
 from service.games.timeouts import record_timeouts
 from service.games.views import shown_events
@@ -55,6 +57,8 @@ EPOCH = "1970-01-01T00:00:00Z"
 class NewPlayer:
     name: str
     bot: str | None = None
+    #: 64 hex (Ed25519): the seat must sign its actions (``service.games.signatures``).
+    public_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +93,9 @@ class PlayAction:
     command_id: str
     #: Seconds to wait for a draw the action leaves pending before answering.
     wait_seconds: float = 0.0
+    #: A keyed seat's signature, already checked (``service.games.signatures``); recorded in
+    #: the action's event beside the action.
+    signature: str | None = None
 
     @property
     def fingerprint(self) -> str:
@@ -127,11 +134,14 @@ class Created:
 @dataclass(frozen=True, slots=True)
 class Accepted:
     """An accepted command: the events it appended, as viewers see them, and whether the
-    game still waits for a draw the command caused."""
+    game still waits for a draw the command caused. ``hashes`` are those events' stored
+    hashes, one each (a live game's viewers are shown none): the receipts sign them
+    without reading the log again."""
 
     version: int
     events: list[JSON]
     awaiting_random: bool
+    hashes: tuple[str, ...]
 
     def to_json(self) -> JSON:
         return {"version": self.version, "events": self.events}
@@ -167,7 +177,7 @@ def set_up(
 ) -> tuple[GameCreated, GameState[Any]]:
     """Event 1 of a new game, stored at ``at``, and the state it sets up (``InvalidSetup``,
     a 400, for options or a clock the game cannot use)."""
-    seats = tuple(SeatInfo(i, p.name, p.bot) for i, p in enumerate(players))
+    seats = tuple(SeatInfo(i, p.name, p.bot, p.public_key) for i, p in enumerate(players))
     created = GameCreated(
         game.name,
         game.rules.rules_version,
@@ -184,11 +194,21 @@ class GameCommands:
     """Create games and play moves."""
 
     def __init__(
-        self, repository: GameRepository, jobs: JobQueue, quotas: CreatorQuotas | None = None
+        self,
+        repository: GameRepository,
+        jobs: JobQueue,
+        signature_check: SignatureCheck,
+        quotas: CreatorQuotas | None = None,
     ) -> None:
         self._repository = repository
         self._jobs = jobs
+        self._signature_check = signature_check
         self._quotas = quotas
+
+    def signature(self, meta: GameMeta, seat: int | None, body: Any) -> str | None:
+        """The checked signature of a post by ``seat`` (``signatures.require_signature``):
+        the API asks this right after the token, before the body's schema."""
+        return require_signature(meta, seat, body, self._signature_check)
 
     # ----- creating -----------------------------------------------------------------------
 
@@ -305,6 +325,8 @@ class GameCommands:
 
     def _play(self, meta: GameMeta, command: PlayAction) -> Accepted:
         action = play.parse_action(meta.rules, command.action)
+        if command.signature is not None:
+            signed_as_stored(command.action, action.to_json())
         expected = command.expected_version
         # Decide against the cached head when it matches: the append script refuses it if the
         # stream moved on, so only a mismatch or a refusal needs the catch-up read.
@@ -318,7 +340,9 @@ class GameCommands:
             raise not_a_seat()
         at = self._repository.clock()
         try:
-            events, decided = play.step(meta.rules, state, command.seat, action, at)
+            events, decided = play.step(
+                meta.rules, state, command.seat, action, at, signature=command.signature
+            )
         except TimeoutDue as due:
             raise self._out_of_time(meta, head, command.seat, due, at) from due
         except GameError as error:
@@ -345,6 +369,7 @@ class GameCommands:
             result.state.version,
             shown_events(meta.rules, result.events, game_over=result.state.over),
             result.awaiting_random,
+            tuple(e.hash for e in result.events),
         )
 
     # ----- deciding as the organizer -------------------------------------------------------
@@ -374,7 +399,8 @@ class GameCommands:
             raise VersionConflict(self._repository.latest(meta).version, head.state.version)
         enqueue_next(self._jobs, meta.bundle, meta.game_id, result.state, result.status)
         shown = shown_events(meta.rules, result.events, game_over=result.state.over)
-        return Accepted(result.state.version, shown, result.awaiting_random)
+        hashes = tuple(e.hash for e in result.events)
+        return Accepted(result.state.version, shown, result.awaiting_random, hashes)
 
     def _out_of_time(
         self, meta: GameMeta, head: Head, seat: int, due: TimeoutDue, at: str
@@ -416,7 +442,7 @@ class GameCommands:
         over = self._repository.latest(meta).over
         events = self._repository.read(meta.game_id, after=record.first - 1, upto=record.last)
         shown = shown_events(meta.rules, events, game_over=over)
-        return Accepted(record.last, shown, record.awaiting_random)
+        return Accepted(record.last, shown, record.awaiting_random, tuple(e.hash for e in events))
 
     def _await_draw(self, meta: GameMeta, command: PlayAction, accepted: Accepted) -> Accepted:
         """The answer once the command's draws are recorded, or the first if time runs out.

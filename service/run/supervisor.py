@@ -15,6 +15,10 @@ With its own event store (``REDIS_URL`` unset) it also starts the job queues' Re
 (``QUEUE_CONFIG``), so the workers' bookkeeping pays no fsync while every event is still
 fsynced to the store's AOF. It is watched like the others: if it dies, everything stops;
 what it held is rebuilt from the event store after a restart (docs/operations/guarantees.md).
+
+Before any part starts it loads the service key, making it on a first start
+(``FLOE_SERVICE_KEY_FILE``, else ``<data_dir>/keys/service.key``), and hands every part the
+file's full path, so every API process signs receipts with that one key.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from types import FrameType
 from typing import TextIO
 
 from service.jobs.deadlines import STUCK_EXIT_STATUS
+from service.keys import service_key
+from service.keys.service_key import ServiceKeyError, default_file
 from service.run.redis_server import (
     QUEUE_CONFIG,
     RedisServer,
@@ -144,6 +150,9 @@ def parse_settings(argv: list[str], env: Mapping[str, str]) -> Settings:
         help="where the embedded Redis keeps its data (env FLOE_DATA_DIR, .floe-data)",
     )
     args = parser.parse_args(argv)
+    # --data-dir counts as FLOE_DATA_DIR, so the service key follows it (unless
+    # FLOE_SERVICE_KEY_FILE names another file).
+    settings = Settings.from_env({**env, "FLOE_DATA_DIR": args.data_dir})
     return dataclasses.replace(
         settings,
         host=args.host,
@@ -214,13 +223,14 @@ def start_embedded_redis(
     another Redis on the machine; every write is fsynced to the AOF before it is acked.
     ``<data_dir>/redis`` is 0700 and everything in it private, whatever the umask: the AOF
     holds every running game's seed and hidden layout. ``data_dir`` is made 0700 too when it
-    is floe's own (new, empty, or holding only ``redis``); a directory that holds other things
-    (``--data-dir /tmp``) keeps its mode, the private ``redis`` inside it is enough.
+    is floe's own (new, empty, or holding only its ``redis``, ``queue`` and ``keys``); a
+    directory that holds other things (``--data-dir /tmp``) keeps its mode, the private
+    ``redis`` inside it is enough.
     ``maxmemory`` (``FLOE_REDIS_MAXMEMORY``, e.g. ``2gb``) caps its memory: at the cap it
     refuses writes (``noeviction``) and the API answers 503 ``store_full``.
     """
     data_dir = data_dir.resolve()
-    if not data_dir.exists() or set(os.listdir(data_dir)) <= {"redis", "queue"}:
+    if not data_dir.exists() or set(os.listdir(data_dir)) <= {"redis", "queue", "keys"}:
         make_private_dir(data_dir)
     redis_dir = (data_dir / "redis").resolve()
     server = RedisServer(
@@ -428,6 +438,14 @@ def run(
             say(f"queue   {queue.url}  (pid {queue.pid}, in memory: rebuilt after a crash)")
         elif settings.queue_url is not None:
             say(f"queue   {settings.queue_url}  (external, from FLOE_QUEUE_URL)")
+        key_file = settings.service_key_file or default_file(settings.data_dir)
+        try:  # made here, once, before anything that signs starts: every part gets its path
+            key = service_key.load(key_file)
+        except ServiceKeyError as exc:
+            say(f"error: {exc}")
+            return 1
+        child_env["FLOE_SERVICE_KEY_FILE"] = str(key_file.absolute())
+        say(f"key     {key.public_key}  ({key_file.absolute()}, signs the receipts)")
 
         for number in range(settings.job_workers):
             # With two or more, the first works only draws: dice never wait behind bots.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -25,9 +26,17 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 
+log = logging.getLogger(__name__)
+
+
 def create_web_app(settings: Settings | None = None) -> WSGIApplication:
     """What gunicorn serves: ``create_app`` with the body deadline in front."""
     settings = settings or Settings.from_env()
+    if settings.service_key_file is None:  # floe run always names one
+        log.warning(
+            "neither FLOE_SERVICE_KEY_FILE nor FLOE_DATA_DIR is set: this process signs "
+            "receipts with a key of its own, held in memory; give every API process one file"
+        )
     app = create_app(settings)
     # Read ahead as much as the largest body any route takes (an export uploaded to
     # ``/v1/replays``): bodies the route refuses as too large are never read at all.

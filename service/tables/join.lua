@@ -3,8 +3,9 @@
 -- next), and only a joiner holding the host's quota slot for the game may take it. Refusals
 -- write nothing: {'missing'}, {'not_open', status}, {'table_full'}, {'taken'} (another joiner
 -- took that seat first: read again), {'reserve_first'}.
+-- The joiner's public key ('' for none) is kept beside the seat's name, for the game's seat.
 -- KEYS: table
--- ARGV: seat name token_hash holds_quota
+-- ARGV: seat name token_hash holds_quota public_key
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'missing'} end
 if status ~= 'open' then return {'not_open', status} end
@@ -25,5 +26,6 @@ if redis.call('HGET', KEYS[1], prefix .. 'open') ~= '1'
 end
 if free == 1 and ARGV[4] ~= '1' then return {'reserve_first'} end
 redis.call('HSET', KEYS[1], prefix .. 'name', ARGV[2], prefix .. 'token', ARGV[3])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], prefix .. 'key', ARGV[5]) end
 if free == 1 then redis.call('HSET', KEYS[1], 'status', 'starting') end
 return {'ok', free - 1}

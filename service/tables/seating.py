@@ -6,6 +6,11 @@ each gets their own seat token. The game is created from the table when the last
 fills, under the id the table chose when it opened, so every token already handed out is
 that seat's token in the game. A table with no open seat starts at once.
 
+A person, named or joining, may bring an Ed25519 public key: the table keeps it beside their
+seat, the game's seat carries it (``SeatInfo.public_key``), and every move of theirs must be
+signed with it (``service.games.signatures``), so neither the host nor a leaked token can
+move for them.
+
 Refusals: a join finds no open seat, 409 ``table_full``; a cancelled or started table, 409
 ``table_not_open``; an expired or unknown table, 404 ``table_not_found``. An open table lives
 ``ttl_seconds``; a started or cancelled one is kept ``kept_seconds`` more, then forgotten (its
@@ -69,6 +74,8 @@ class SeatRequest:
     name: str | None = None
     bot: str | None = None
     open: bool = False
+    #: A named person's Ed25519 public key (64 hex): they sign their moves.
+    public_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +137,8 @@ class Tables:
             for i, s in enumerate(command.seats)
         ]
         seats = tuple(
-            TableSeat(i, s.name, s.bot, s.open, taken=False) for i, s in enumerate(command.seats)
+            TableSeat(i, s.name, s.bot, s.open, taken=False, public_key=s.public_key)
+            for i, s in enumerate(command.seats)
         )
         record = TableRecord(
             id=table_id,
@@ -165,8 +173,7 @@ class Tables:
     def _start_now(self, record: TableRecord) -> TableRecord:
         """A table with no open seat: its game is created now, as ``POST /v1/games`` would
         (the creator's quotas apply), and the table is kept, started, to say so."""
-        players = tuple(NewPlayer(s.name or "", s.bot) for s in record.seats)
-        command = CreateGame(record.game, players, record.options, clock=record.clock)
+        command = CreateGame(record.game, _players(record), record.options, clock=record.clock)
         self._commands.create_for_table(
             command, record.game_id, record.token_hashes, creator=record.creator or None
         )
@@ -178,8 +185,16 @@ class Tables:
 
     # ----- joining ------------------------------------------------------------------------
 
-    def join(self, table_id: str, name: str, *, read: TableRecord | None = None) -> JoinedTable:
-        """Take the lowest open seat under ``name``; the last one starts the game.
+    def join(
+        self,
+        table_id: str,
+        name: str,
+        *,
+        public_key: str | None = None,
+        read: TableRecord | None = None,
+    ) -> JoinedTable:
+        """Take the lowest open seat under ``name`` (with the joiner's ``public_key``, if
+        they sign); the last one starts the game.
 
         ``read``: the table as the caller just read it (the first attempt starts from it).
         """
@@ -194,7 +209,12 @@ class Tables:
             seat = free[0]
             token = tokens.new_token(record.game_id, seat)
             result = self._store.join(
-                table_id, seat, name, tokens.token_hash(token), reserved=reserved is not None
+                table_id,
+                seat,
+                name,
+                tokens.token_hash(token),
+                reserved=reserved is not None,
+                public_key=public_key,
             )
             if isinstance(result, Joined):
                 joined = self.get(table_id) if result.open_left else self._start(table_id)
@@ -238,8 +258,7 @@ class Tables:
             raise table_not_found(table_id)
         if record.status != "starting":
             return record
-        players = tuple(NewPlayer(s.name or "", s.bot) for s in record.seats)
-        command = CreateGame(record.game, players, record.options, clock=record.clock)
+        command = CreateGame(record.game, _players(record), record.options, clock=record.clock)
         with contextlib.suppress(GameExists):  # another reader finished it first
             self._commands.create_for_table(command, record.game_id, record.token_hashes)
         kept_ms = self._limits.kept_seconds * 1000
@@ -294,8 +313,15 @@ def _listed_as(record: TableRecord) -> str:
 def _check_setup(command: OpenTable, game_id: str) -> None:
     """Set the game up once, as it will be (open seats under stand-in names): options or a
     clock it cannot use are refused now (400), not when the last stranger arrives."""
-    players = [NewPlayer(s.name or f"seat {i}", s.bot) for i, s in enumerate(command.seats)]
+    players = [
+        NewPlayer(s.name or f"seat {i}", s.bot, s.public_key) for i, s in enumerate(command.seats)
+    ]
     set_up(hosted(command.game), game_id, players, command.options, bytes(32), clock=command.clock)
+
+
+def _players(record: TableRecord) -> tuple[NewPlayer, ...]:
+    """The game's players, as the table seats them (each person's key goes into their seat)."""
+    return tuple(NewPlayer(s.name or "", s.bot, s.public_key) for s in record.seats)
 
 
 def table_not_found(table_id: str) -> NotFound:

@@ -8,8 +8,9 @@ concerned, so each script touches one slot:
   a table whose game is played against a clock), ``seats`` (the count),
   ``created_at``, ``expires_at``, ``status`` (open, starting, started, cancelled), ``host``
   (the host token's SHA-256), ``creator``, ``game_id``, and per seat ``seat:<i>:name``,
-  ``seat:<i>:bot``, ``seat:<i>:open`` (``1`` for a seat a stranger may take) and
-  ``seat:<i>:token`` (the SHA-256 of its token, once someone holds it).
+  ``seat:<i>:bot``, ``seat:<i>:open`` (``1`` for a seat a stranger may take),
+  ``seat:<i>:token`` (the SHA-256 of its token, once someone holds it) and ``seat:<i>:key``
+  (the Ed25519 public key its person signs with, only for a seat that has one).
 - ``floe:tables:open``, ``floe:tables:started``  sorted sets of table ids by creation (for
   listing; members whose table expired are dropped when listed).
 - ``floe:tables:creator:{c}``   sorted set: a creator's open tables, scored by expiry (ms).
@@ -55,6 +56,8 @@ class TableSeat:
     #: A seat strangers may take (it stays open-marked once taken: ``taken`` says so).
     open: bool
     taken: bool
+    #: The Ed25519 public key (64 hex) the seat's person signs with; None: they sign nothing.
+    public_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +138,8 @@ class TableStore:
                 fields[prefix + "name"] = seat.name
             if seat.bot is not None:
                 fields[prefix + "bot"] = seat.bot
+            if seat.public_key is not None:
+                fields[prefix + "key"] = seat.public_key
             if token_hash is not None:
                 fields[prefix + "token"] = token_hash
         self._acks.run(
@@ -163,8 +168,16 @@ class TableStore:
         ]
 
     def join(
-        self, table_id: str, seat: int, name: str, token_hash: str, *, reserved: bool
+        self,
+        table_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        *,
+        reserved: bool,
+        public_key: str | None = None,
     ) -> Joined | JoinRefused:
+        """Take ``seat`` under ``name`` (with the joiner's ``public_key``, if they sign)."""
         reply: Any = self._acks.run(
             self._join,
             table=table_key(table_id),
@@ -172,6 +185,7 @@ class TableStore:
             name=name,
             token_hash=token_hash,
             holds_quota="1" if reserved else "0",
+            public_key=public_key or "",
         )
         kind = _text(reply[0])
         if kind == "ok":
@@ -221,6 +235,7 @@ def _record(table_id: str, raw: Mapping[str, str]) -> TableRecord:
                 bot=raw.get(prefix + "bot"),
                 open=raw.get(prefix + "open") == "1",
                 taken=token is not None,
+                public_key=raw.get(prefix + "key"),
             )
         )
         hashes.append(token)

@@ -7,7 +7,9 @@ has them (a clock, rules recorded at creation, ratings given, a start other than
 decision, a roster committed at creation), so the manifests of older tournaments read as they
 always did. It lists the players of the creation (one entered later is its ``enter``
 decision's) and each game as its log ended it (a correction is its ``correct`` decision's):
-the audit applies the decisions itself.
+the audit applies the decisions itself. A player's ``public_key`` is there only when they have
+one (the roster commitment covers it, null where absent), so a keyless manifest reads as it
+always did.
 """
 
 from __future__ import annotations
@@ -43,13 +45,20 @@ def manifest(document: Mapping[str, Any], spec: Mapping[str, Any]) -> JSON:
     if document["roster_commitment"] is not None:
         line["roster_commitment"] = document["roster_commitment"]
     listed = len(spec["players"])
-    line["players"] = [_kept(p, PLAYER_FIELDS) for p in document["players"][:listed]]
+    line["players"] = [_player(p) for p in document["players"][:listed]]
     line["rounds"] = [
         {**r, "games": [_kept(g, GAME_FIELDS) for g in r["games"]]} for r in document["rounds"]
     ]
     if spec.get("rules_version", FIRST_RULES) == FIRST_RULES:
         line["standings"] = [_kept(s, FIRST_STANDING_FIELDS) for s in document["standings"]]
     return line
+
+
+def _player(player: Mapping[str, Any]) -> JSON:
+    kept = _kept(player, PLAYER_FIELDS)
+    if player["public_key"] is not None:
+        kept["public_key"] = player["public_key"]
+    return kept
 
 
 def _kept(item: Mapping[str, Any], names: tuple[str, ...]) -> JSON:

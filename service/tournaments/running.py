@@ -27,7 +27,10 @@ person entered late gets a token of their own, shown once, and a corrected game 
 log and outcome while the standings count it as corrected.
 
 The players are those listed at creation (``spec["players"]``), then those entered, in
-order (``roster``); a player's number is their place in that list.
+order (``roster``); a player's number is their place in that list. A person given an Ed25519
+``public_key`` (at creation, or by their ``enter`` decision) has it in their seat of every
+game of theirs, so they sign every move there (``service.games.signatures``); the roster
+commitment covers the keys of the players listed at creation.
 
 Everything here is idempotent: a job that runs twice, or two workers at once, make each round
 once and each game once (a game's id is its slot's, so a second create is ``GameExists``); a
@@ -256,11 +259,13 @@ class Tournaments:
             "tiebreaks": list(plan.tiebreaks),
             "ratings": None if plan.ratings is None else list(plan.ratings),
             "created_at": now,
-            "players": [{"name": p.name, "bot": p.bot} for p in command.players],
+            "players": [_listed(p) for p in command.players],
             "token_hashes": [t and tokens.token_hash(t) for t in player_tokens],
             "seed_commitments": commitments,
             "commitment": tournament_commitment(commitments),
-            "roster_commitment": roster_commitment([(p.name, p.bot) for p in command.players]),
+            "roster_commitment": roster_commitment(
+                [(p.name, p.bot, p.public_key) for p in command.players]
+            ),
             "game_ids": [secrets.token_hex(8) for _ in range(plan.slots)],
         }
         manual = round_start == "manual"
@@ -462,7 +467,7 @@ class Tournaments:
             slot = plan.slot(number, table)
             command = CreateGame(
                 spec["game"],
-                tuple(NewPlayer(players[p]["name"], players[p]["bot"]) for p in seated),
+                tuple(_new_player(players[p]) for p in seated),
                 spec["options"],
                 seed_hex=seeds[slot],
                 tournament=TournamentSlot(stored.id, number, table),
@@ -838,6 +843,7 @@ class Tournaments:
                     "player": i,
                     "name": p["name"],
                     "bot": p["bot"],
+                    "public_key": p.get("public_key"),
                     "rating": ratings[i] if i < len(ratings) else None,
                     "withdrawn": i in gone,
                 }
@@ -920,11 +926,28 @@ def _plan(spec: Mapping[str, Any]) -> Plan:
 
 
 def roster(stored: StoredTournament) -> list[JSON]:
-    """Every player by number: those listed at creation, then those entered, in order."""
+    """Every player by number: those listed at creation, then those entered, in order, each
+    ``{"name", "bot"}`` and ``"public_key"`` when they have one."""
     entered = [
-        {"name": d["name"], "bot": d["bot"]} for d in stored.decisions if d["decision"] == "enter"
+        {k: d[k] for k in ("name", "bot", "public_key") if k in d}
+        for d in stored.decisions
+        if d["decision"] == "enter"
     ]
     return [*stored.spec["players"], *entered]
+
+
+def _listed(player: NewPlayer) -> JSON:
+    """A player as the record lists them: their key only when they have one, so a tournament
+    without keys is stored as it always was."""
+    listed: JSON = {"name": player.name, "bot": player.bot}
+    if player.public_key is not None:
+        listed["public_key"] = player.public_key
+    return listed
+
+
+def _new_player(player: Mapping[str, Any]) -> NewPlayer:
+    """A roster entry as the seat of a game: its key goes into ``game_created``."""
+    return NewPlayer(player["name"], player["bot"], player.get("public_key"))
 
 
 def _standing_json(rank: int, standing: Standing, tiebreaks: Sequence[str]) -> JSON:

@@ -127,7 +127,14 @@ def test_an_upload_is_audited_without_bot_replay_and_says_so(client: FlaskClient
     assert answer.status_code == 200
     document = answer.get_json()
     assert document["verdict"]["status"] == "ok"
-    assert set(document["verdict"]) == {"game_id", "status", "events", "version", "reason"}
+    assert set(document["verdict"]) == {
+        "game_id",
+        "status",
+        "events",
+        "version",
+        "reason",
+        "unsigned_seats",
+    }
     assert document["banner"] == [
         "bot replay skipped: the bots' moves are legal, but not proven to be the moves their "
         "bots make (floe replay verify without --no-bot-replay proves it)"

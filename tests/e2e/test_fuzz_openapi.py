@@ -113,7 +113,8 @@ def assert_every_tournament_is_whole(app: Flask, redis_client: redis.Redis) -> N
 
 def test_every_documented_operation_is_fuzzed() -> None:
     labels = {f"{op.method.upper()} {op.path}" for op in OPERATIONS}
-    assert len(labels) == 28 and "POST /v1/games/{game_id}/actions" in labels
+    assert len(labels) == 29 and "POST /v1/games/{game_id}/actions" in labels
+    assert "GET /v1/keys" in labels
     assert "POST /v1/games/{game_id}/decisions" in labels
     assert "POST /v1/tables/{table_id}/join" in labels
     assert {

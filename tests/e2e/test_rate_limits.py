@@ -246,6 +246,7 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
         ("GET", f"{base}/events/stream", {}),
         ("GET", f"{base}/export", {"token": ORGANIZER}),
         ("GET", "/v1/health", {}),
+        ("GET", "/v1/keys", {}),
         ("POST", "/v1/replays", {"data": "", "headers": {"Content-Type": "application/x-ndjson"}}),
         ("POST", "/v1/tables", {"json_body": TABLE}),
         ("GET", "/v1/tables", {}),

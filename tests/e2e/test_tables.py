@@ -1,7 +1,8 @@
 """Tables, on the real app and Redis: strangers meet, the game starts with their tokens.
 
 Every refusal is checked to write nothing; racing joins never over-fill a table; an open
-table expires; quotas hold for tables as for games.
+table expires; quotas hold for tables as for games; a person's public key, named at opening or
+brought to a join, goes into the game's seat, which then moves only with its signature.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from domain.engine.signing import action_message
+from replay.ed25519 import new_private_key, public_key_of, sign
 from service.api.app import create_app
 from service.games import tokens
 from service.settings import Settings
 from service.tables.store import TableStore, table_key
 from tests.support.api import ORGANIZER, bearer
+from tests.support.openapi import OpenApi
 from tests.support.waiting import PROMPTLY, wait_until
 
 ARKTIA_TWO = {"game": "arktia", "seats": [{"name": "Ada"}, {"open": True}]}
@@ -363,3 +367,159 @@ def test_with_the_game_quotas_off_the_last_join_starts_the_game(make_app: MakeAp
     joined = join(client, table_id, "Bo")
     assert joined.status_code == 201, joined.get_json()
     assert joined.get_json()["table"]["status"] == "started"
+
+
+# ----- signing seats -----------------------------------------------------------------------
+
+ADA_KEY, BO_KEY = new_private_key(), new_private_key()
+
+
+def first_event(client: FlaskClient, game_id: str) -> dict[str, Any]:
+    events: list[dict[str, Any]] = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
+    return events[0]
+
+
+def signed_post(
+    client: FlaskClient,
+    game_id: str,
+    token: str,
+    action: dict[str, Any],
+    version: int,
+    private_key: str | None,
+) -> Any:
+    """Post ``action`` at ``version`` with ``token``, signed by ``private_key`` (None:
+    unsigned)."""
+    body: dict[str, Any] = {
+        "action": action,
+        "expected_version": version,
+        "command_id": f"move-{version}",
+    }
+    if private_key is not None:
+        body["signature"] = sign(private_key, action_message(game_id, version, action))
+    return client.post(f"/v1/games/{game_id}/actions", json=body, headers=bearer(token))
+
+
+def test_a_named_seat_and_a_joiner_bring_their_keys_into_the_game(
+    client: FlaskClient, redis_client: redis.Redis
+) -> None:
+    ada, bo = public_key_of(ADA_KEY), public_key_of(BO_KEY)
+    body = {
+        "game": "arktia",
+        "seats": [{"name": "Ada", "public_key": ada}, {"open": True}, {"name": "Cy"}],
+    }
+    spec = OpenApi.load()
+    assert spec.request_errors("post", "/v1/tables", body) == []
+    opened = open_table(client, body)
+    assert opened.status_code == 201, opened.get_json()
+    spec.check_response("post", "/v1/tables", 201, dict(opened.headers), opened.get_data())
+    table = opened.get_json()
+    # Keys are public: the table shows them, only for a seat that has one.
+    assert table["seats"] == [
+        {"seat": 0, "name": "Ada", "bot": None, "open": False, "public_key": ada},
+        {"seat": 1, "name": None, "bot": None, "open": True},
+        {"seat": 2, "name": "Cy", "bot": None, "open": False},
+    ]
+    assert redis_client.hget(table_key(table["id"]), "seat:0:key") == ada.encode()
+    joining = {"name": "Bo", "public_key": bo}
+    assert spec.request_errors("post", "/v1/tables/{table_id}/join", joining) == []
+    joined = client.post(f"/v1/tables/{table['id']}/join", json=joining)
+    assert joined.status_code == 201, joined.get_json()
+    spec.check_response(
+        "post", "/v1/tables/{table_id}/join", 201, dict(joined.headers), joined.get_data()
+    )
+    started = joined.get_json()["table"]
+    assert started["status"] == "started"
+    assert [s.get("public_key") for s in started["seats"]] == [ada, bo, None]
+    assert client.get(f"/v1/tables/{table['id']}").get_json() == started
+    # The game's first event records each key in its seat; an unkeyed seat is as it was.
+    created = first_event(client, started["game_id"])
+    assert created["data"]["seats"] == [
+        {"seat": 0, "name": "Ada", "bot": None, "public_key": ada},
+        {"seat": 1, "name": "Bo", "bot": None, "public_key": bo},
+        {"seat": 2, "name": "Cy", "bot": None},
+    ]
+
+
+def test_a_keyed_seat_moves_only_with_its_signature(client: FlaskClient) -> None:
+    ada = public_key_of(ADA_KEY)
+    body = {"game": "arktia", "seats": [{"name": "Ada", "public_key": ada}, {"name": "Cy"}]}
+    table = open_table(client, body).get_json()
+    assert table["status"] == "started"  # no open seat: it starts as it opens
+    game_id, tokens_by_seat = table["game_id"], {t["seat"]: t["token"] for t in table["tokens"]}
+    seat = client.get(f"/v1/games/{game_id}").get_json()["to_act"][0]
+    legal = client.get(
+        f"/v1/games/{game_id}/legal-actions", headers=bearer(tokens_by_seat[seat])
+    ).get_json()
+    action, version = legal["actions"][0], legal["version"]
+    if seat == 1:  # Cy has no key: her move needs none, then it is Ada's turn
+        moved = signed_post(client, game_id, tokens_by_seat[1], action, version, None)
+        assert moved.status_code == 201, moved.get_json()
+        legal = client.get(
+            f"/v1/games/{game_id}/legal-actions", headers=bearer(tokens_by_seat[0])
+        ).get_json()
+        action, version = legal["actions"][0], legal["version"]
+    assert legal["actions"], "Ada is to act"
+    token = tokens_by_seat[0]
+    # Her token alone, or another key's signature, or her signature over another version:
+    # 401 bad_signature, and nothing is written.
+    for refused in (
+        signed_post(client, game_id, token, action, version, None),
+        signed_post(client, game_id, token, action, version, BO_KEY),
+        client.post(
+            f"/v1/games/{game_id}/actions",
+            json={
+                "action": action,
+                "expected_version": version,
+                "command_id": "replayed",
+                "signature": sign(ADA_KEY, action_message(game_id, version + 1, action)),
+            },
+            headers=bearer(token),
+        ),
+    ):
+        assert refused.status_code == 401, refused.get_json()
+        assert refused.get_json()["error"]["code"] == "bad_signature"
+        assert client.get(f"/v1/games/{game_id}").get_json()["version"] == version
+    moved = signed_post(client, game_id, token, action, version, ADA_KEY)
+    assert moved.status_code == 201, moved.get_json()
+    events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
+    mine = next(e for e in events if e["version"] == version + 1)
+    signature = sign(ADA_KEY, action_message(game_id, version, action))
+    assert mine["data"] == {"action": action, "signature": signature}
+
+
+@pytest.mark.parametrize(
+    "seats",
+    [
+        [{"name": "Ada", "public_key": "AB" * 32}, {"open": True}],
+        [{"name": "Ada", "public_key": "ab" * 31}, {"open": True}],
+        [{"name": "Ada", "public_key": "ab" * 32 + "\n"}, {"open": True}],
+        [{"name": "Ada", "public_key": 7}, {"open": True}],
+        [{"name": "Hal", "bot": "random", "public_key": "ab" * 32}, {"open": True}],
+        [{"name": "Ada"}, {"open": True, "public_key": "ab" * 32}],
+    ],
+)
+def test_a_bad_key_at_opening_is_400_and_writes_nothing(
+    client: FlaskClient, redis_client: redis.Redis, seats: list[dict[str, Any]]
+) -> None:
+    response = open_table(client, {"game": "arktia", "seats": seats})
+    assert response.status_code == 400, response.get_json()
+    assert response.get_json()["error"]["code"] == "invalid_body"
+    assert table_keys(redis_client) == []
+
+
+def test_a_join_with_a_bad_key_is_400_and_takes_no_seat(
+    client: FlaskClient, redis_client: redis.Redis
+) -> None:
+    table_id = open_table(client, ARKTIA_TWO).get_json()["id"]
+    before = redis_client.hgetall(table_key(table_id))
+    for key in ("AB" * 32, "ab" * 33, "ab" * 32 + "\n", "", 3, ["ab" * 32]):
+        body = {"name": "Bo", "public_key": key}
+        response = client.post(f"/v1/tables/{table_id}/join", json=body)
+        assert response.status_code == 400, (key, response.get_json())
+        assert response.get_json()["error"]["code"] == "invalid_body"
+    assert redis_client.hgetall(table_key(table_id)) == before
+    # A null key is no key: the joiner plays with their token alone.
+    joined = client.post(f"/v1/tables/{table_id}/join", json={"name": "Bo", "public_key": None})
+    assert joined.status_code == 201, joined.get_json()
+    created = first_event(client, joined.get_json()["table"]["game_id"])
+    assert created["data"]["seats"][1] == {"seat": 1, "name": "Bo", "bot": None}

@@ -194,7 +194,10 @@ def test_a_directed_event_plays_out_and_its_export_passes_the_audit(
 
     # A player listed at creation renamed in the manifest's players and standings (it has no
     # crosstable): the roster committed at creation no longer fits, and the audit says so.
-    roster = "roster: the players listed (names and bots) are not the ones committed at creation"
+    roster = (
+        "roster: the players listed (names, bots and public keys) are not the ones committed "
+        "at creation"
+    )
     code, said = verify(tmp_path, "renamed.jsonl", renamed(text, 0, "impostor"))
     assert code != 0 and "failed" in said, said
     assert f"problem: {roster} (roster_commitment {created['roster_commitment']};" in said

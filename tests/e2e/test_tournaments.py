@@ -19,6 +19,7 @@ from flask.testing import FlaskClient
 
 from domain.engine.rng import seed_commitment
 from domain.tournament import roster_commitment, tournament_commitment
+from replay.ed25519 import signature_is_valid
 from replay.tournament import audit_tournament
 from service.api.app import create_app
 from service.bootstrap import Floe, build
@@ -415,7 +416,7 @@ class FailsAfterOneGame(GameCommands):
     """Game creation that dies after the first game of a round: a crash mid-round."""
 
     def __init__(self, inner: GameCommands, floe: Floe) -> None:
-        super().__init__(floe.repository, floe.jobs)
+        super().__init__(floe.repository, floe.jobs, signature_is_valid)
         self.made = 0
 
     def create_for_table(self, command: CreateGame, *args: Any, **kwargs: Any) -> Any:

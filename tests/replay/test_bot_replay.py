@@ -137,7 +137,9 @@ def test_a_persons_seat_is_never_replayed() -> None:
 def test_a_game_of_people_has_nothing_to_replay() -> None:
     verdict = verify(service_log("iceberg", [None, None], "people-only"))
     assert verdict.status == "ok" and verdict.bots == BotReplay("no_bots", ())
-    assert str(verdict).endswith(" events)")  # nothing said about bots
+    assert str(verdict).endswith(
+        " events; seats 0 and 1 unsigned: their moves rest on the host's word)"
+    )  # nothing said about bots
 
 
 def test_a_game_not_over_cannot_be_replayed_yet_and_does_not_fail() -> None:

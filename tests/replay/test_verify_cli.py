@@ -94,7 +94,9 @@ def test_verify_names_each_file_and_sums_up(tmp_path: Path) -> None:
             assert line.startswith(f"{name}"), line
         game_id = read_jsonl(ARKTIA)[0]["game_id"]
         assert lines[0].startswith(f"{honest[0]} (game {Path(honest[0]).stem}): ok (")
-        assert lines[3].startswith(f"{cut} (game {game_id}): incomplete (30 events)")
+        assert lines[3].startswith(
+            f"{cut} (game {game_id}): incomplete (30 events; seats 0, 1 and 2 unsigned"
+        )
         assert lines[4].startswith(f"{broken} (game {game_id}): failed at version 26: ")
         assert lines[5] == f"{missing}: failed: cannot read: No such file or directory (0 events)"
         assert total == "3 ok, 1 incomplete, 2 failed"
@@ -109,10 +111,11 @@ def test_json_keeps_the_file_and_the_game_apart(tmp_path: Path) -> None:
     result = run("--json", str(ARKTIA), str(missing), str(garbage))
     verdicts = [json.loads(line) for line in result.stdout.splitlines()]  # no summary object
     assert [set(v) for v in verdicts] == [
-        {"file", "game_id", "status", "events", "version", "reason", "bot_replay"}
+        {"file", "game_id", "status", "events", "version", "reason", "bot_replay", "unsigned_seats"}
     ] * 3
     people = {"status": "no_bots", "moves": 0, "seats": []}
     assert [v["bot_replay"] for v in verdicts] == [people, None, None]  # no usable event 1
+    assert [v["unsigned_seats"] for v in verdicts] == [[0, 1, 2], None, None]
     assert verdicts[0]["file"] == str(ARKTIA)
     assert verdicts[0]["game_id"] == read_jsonl(ARKTIA)[0]["game_id"]
     assert verdicts[1]["file"] == str(missing) and verdicts[1]["game_id"] is None
@@ -136,7 +139,10 @@ def test_a_game_read_by_id_is_named_by_its_id(capsys: pytest.CaptureFixture[str]
     code = main(["verify", game_id, "no-such-game", str(ICEBERG)], open_store=Store)
     lines = capsys.readouterr().out.splitlines()
     assert code == 1
-    assert lines[0] == f"{game_id}: ok ({len(read_jsonl(ARKTIA))} events)"
+    assert lines[0] == (
+        f"{game_id}: ok ({len(read_jsonl(ARKTIA))} events; seats 0, 1 and 2 unsigned: their "
+        "moves rest on the host's word)"
+    )
     assert lines[1].startswith("no-such-game: failed: no such file, and no game 'no-such-game'")
     assert lines[2].startswith(f"{ICEBERG} (game ")
     assert lines[3] == "2 ok, 0 incomplete, 1 failed"

@@ -167,6 +167,8 @@ def test_an_honest_tournament_verifies_ok_through_the_cli(tmp_path: Path, kind: 
     if "roster_commitment" not in manifest:  # made before rosters were committed
         assert lines[at] == f"{path} not checked: {NOT_COMMITTED}"
         at += 1
+    assert lines[at].endswith(" unsigned: their moves rest on the host's word")  # no one has a key
+    at += 1
     verdict = f"{path} (tournament {manifest['id']}): ok ({len(games)} games, {rounds} of {rounds} rounds)"
     assert lines[at] == verdict
     # Then the crosstable (the results' cells, opponents by number) and its key; no decisions.
@@ -247,7 +249,7 @@ def test_an_export_taken_while_games_are_played_is_incomplete(tmp_path: Path) ->
     assert result.returncode == 1, result.stdout
     lines = result.stdout.splitlines()
     assert lines[5] == f"{path} {name(export, 3, 2)}: incomplete ({len(export.log(3, 2))} events)"
-    assert lines[13] == (
+    assert lines[14] == (
         f"{path} (tournament {export.manifest['id']}): incomplete: 1 game not over "
         "(6 games, 3 of 3 rounds)"
     )
@@ -255,7 +257,7 @@ def test_an_export_taken_while_games_are_played_is_incomplete(tmp_path: Path) ->
     shown = [line.split() for line in lines[8:13]]
     assert shown == standings_rows(export)  # the games over and every bye so far
     # The crosstable shows the game not over as "? <opponent>" for both its players.
-    crosstable = [line.split() for line in lines[14:21]]
+    crosstable = [line.split() for line in lines[15:22]]
     assert crosstable == crosstable_block(export, path)
     waiting = export.listed(3, 2)["players"]
     assert [crosstable[2 + p][-2:] for p in waiting] == [
@@ -359,8 +361,8 @@ def roster_problem(export: Export, forged: list[Player]) -> str:
     committed = export.manifest["roster_commitment"]
     given = roster_commitment([(p, None) if isinstance(p, str) else p for p in forged])
     return (
-        "roster: the players listed (names and bots) are not the ones committed at creation "
-        f"(roster_commitment {committed}; the players listed give {given})"
+        "roster: the players listed (names, bots and public keys) are not the ones committed "
+        f"at creation (roster_commitment {committed}; the players listed give {given})"
     )
 
 

@@ -443,7 +443,7 @@ def test_the_json_verdict_lists_the_decisions_and_the_crosstable() -> None:
         "problems",
         "unchecked",
     ]
-    assert list(found)[11:] == ["standings", "crosstable", "decisions"]
+    assert list(found)[11:] == ["standings", "crosstable", "decisions", "unsigned_players"]
     rows = found["crosstable"]
     assert [row["name"] for row in rows] == ["Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
     assert [row["points"] for row in rows] == [

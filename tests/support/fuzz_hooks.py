@@ -12,7 +12,12 @@ on the server's state, and no schema says them:
 - an action must be one of the game's that ``game_id`` names (or ``resign``, every
   game's): the body alone cannot say which game that is;
 - an organizer's decision may name only seats the game has (``unknown_seat``, 422): a
-  positive one keeps to seats below the game's fewest (every game of it has those).
+  positive one keeps to seats below the game's fewest (every game of it has those);
+- a bot signs nothing: a player, a table's seat or a late entry (``enter``) with both a
+  ``bot`` and a ``public_key`` is 400, and so is a table's open seat with a ``public_key`` (the
+  stranger who takes it brings their own);
+- an action's ``signature`` must be the seat's key's over the action (401 ``bad_signature``),
+  or absent for a seat without a key (400): the fuzzer holds no key, so it cannot make one.
 
 Positive cases (the ones the fuzzer calls valid, and checks are accepted) keep to those
 rules: an array option is left out, and a case breaking one of the others is dropped.
@@ -73,11 +78,32 @@ def filter_case(context: Any, case: Any) -> bool:
         return True
     path, method = case.operation.path, case.operation.method.lower()
     if (method, path) == ("post", "/v1/tournaments"):
-        return _runnable(case.body)
+        return _runnable(case.body) and _keys_for_people(case.body.get("players"))
+    if (method, path) == ("post", "/v1/games"):
+        return _keys_for_people(case.body.get("players"))
+    if (method, path) == ("post", "/v1/tables"):
+        return _keys_for_people(case.body.get("seats"), open_seats=True)
+    if (method, path) == ("post", "/v1/tournaments/{tournament_id}/decisions"):
+        return _keys_for_people([case.body])
     if (method, path) == ("post", "/v1/games/{game_id}/actions"):
+        if case.body.get("signature") is not None:
+            return False  # no key here to sign with: a signature made up is refused
         return _of_the_game(case.body.get("action"), _game_of(case))
     if (method, path) == ("post", "/v1/games/{game_id}/decisions"):
         return _seats_of_the_game(case.body, _game_of(case))
+    return True
+
+
+def _keys_for_people(players: Any, *, open_seats: bool = False) -> bool:
+    """Whether no bot (nor, with ``open_seats``, an open seat) among ``players`` has a
+    ``public_key``: only a person signs, and a stranger brings their key when joining."""
+    if not isinstance(players, list):
+        return True
+    for player in players:
+        if not isinstance(player, dict) or player.get("public_key") is None:
+            continue
+        if player.get("bot") is not None or (open_seats and player.get("open") is True):
+            return False
     return True
 
 

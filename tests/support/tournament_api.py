@@ -13,6 +13,8 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from domain.engine.signing import action_message
+from replay.ed25519 import sign
 from service.bootstrap import Floe
 from service.tournaments.store import tournament_key
 from tests.support.api import ORGANIZER, bearer
@@ -152,3 +154,55 @@ def verify(tmp_path: Path, name: str, text: str) -> tuple[int, str]:
     path.write_text(text)
     verified = floe_cli("verify", str(path))
     return verified.returncode, verified.stdout + verified.stderr
+
+
+def signed_body(
+    game_id: str, action: dict[str, Any], version: int, private_key: str | None
+) -> dict[str, Any]:
+    """An action's body, signed by ``private_key`` (``domain.engine.signing``) when given."""
+    body: dict[str, Any] = {
+        "action": action,
+        "expected_version": version,
+        "command_id": f"move-{version}",
+    }
+    if private_key is not None:
+        body["signature"] = sign(private_key, action_message(game_id, version, action))
+    return body
+
+
+def play_signed_once(
+    client: FlaskClient, game_id: str, token: str, rng: random.Random, private_key: str | None
+) -> bool:
+    """``play_once``, the action signed by ``private_key`` (a keyed player's; None: none)."""
+    headers = bearer(token)
+    legal = client.get(f"/v1/games/{game_id}/legal-actions", headers=headers).get_json()
+    if not legal["actions"]:
+        return False
+    action = rng.choice(legal["actions"])
+    body = signed_body(game_id, action, legal["version"], private_key)
+    posted = client.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
+    assert posted.status_code in (201, 202), posted.get_json()
+    return True
+
+
+def play_signed_round(
+    client: FlaskClient,
+    tournament_id: str,
+    tokens: dict[int, str],
+    keys: dict[int, str],
+    rng: random.Random,
+) -> None:
+    """``play_round``, each player in ``keys`` signing with their private key."""
+    for _ in range(1000):
+        games = document(client, tournament_id)["rounds"][-1]["games"]
+        if all(g["status"] == "over" for g in games):
+            return
+        moved = False
+        for game in games:
+            for player in game["players"]:
+                if game["status"] == "active" and player in tokens:
+                    key = keys.get(player)
+                    played = play_signed_once(client, game["game_id"], tokens[player], rng, key)
+                    moved = played or moved
+        assert moved, f"nobody could move in {games}"
+    raise AssertionError("the round never ended")

@@ -23,6 +23,11 @@ players), so the playthrough is here.
 
 An ``Export`` is kept as JSON (the manifest and each game's stored events) so a test can
 tamper with any part, re-sign a game log (``rechain``) and recompute what a forger would.
+
+Players may sign (``build(private_keys=...)``): a player given an Ed25519 private key has its
+public key in the manifest's ``players`` (or in their ``enter`` decision, which the request
+then names), in the roster commitment and in their seat of every game of theirs, and every
+move they make is stored with its signature, as the service stores it.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from typing import Any
 from domain.engine import play, rng
 from domain.engine.canonical import canonical_json
 from domain.engine.log import GENESIS_HASH, seal
+from domain.engine.signing import action_message
 from domain.engine.types import (
     GAME_CREATED,
     GAME_OVER,
@@ -63,6 +69,7 @@ from domain.tournament.decisions import (
 from domain.tournament.plan import Plan, PlayedRound, check_decision
 from domain.tournament.rounds import Round
 from domain.tournament.standings import GameResult, as_json_number
+from replay.ed25519 import public_key_of, sign
 from tests.support.bots import next_move
 
 AT = "2026-11-24T01:02:03.456Z"
@@ -226,6 +233,7 @@ def build(
     ratings: Sequence[int] | None = None,
     decisions: Mapping[int, Sequence[dict[str, Any]]] | None = None,
     bots_as_people: bool = False,
+    private_keys: Mapping[int, str] | None = None,
 ) -> Export:
     """A tournament of ``game`` played round after round: ``made`` rounds (all of them by
     default), the last ``unfinished`` games of the last round stopped halfway (as an export
@@ -238,8 +246,14 @@ def build(
     know the id before the build): the request sent names it by its id.
 
     ``bots_as_people``: bot seats move as people do (seeded random picks), as this builder
-    played them before bot replay: the old exports pinned by their bytes are made so."""
+    played them before bot replay: the old exports pinned by their bytes are made so.
+
+    ``private_keys``: by player number, the Ed25519 private key (hex) of each person who
+    signs; a player entered late signs with theirs when their ``enter`` request names its
+    public key."""
     seats = [(p, None) if isinstance(p, str) else p for p in players]
+    signers = dict(private_keys or {})
+    keys: dict[int, str] = {p: public_key_of(k) for p, k in signers.items() if p < len(seats)}
     plan = Plan.of(
         format,
         len(seats),
@@ -294,6 +308,8 @@ def build(
             effects.append(decision)
             records.append(dict(decision.to_json()))
             if isinstance(decision, Enter):
+                if decision.public_key is not None:
+                    keys[len(seats)] = decision.public_key
                 seats.append((decision.name, decision.bot))
         return False
 
@@ -313,12 +329,18 @@ def build(
                 game,
                 GAMES[game].rules.rules_version,
                 options,
-                tuple(SeatInfo(i, *seats[p]) for i, p in enumerate(seated)),
+                tuple(SeatInfo(i, *seats[p], keys.get(p)) for i, p in enumerate(seated)),
                 commitments[slot],
                 TournamentSlot(tournament_id, number, table),
             )
+            signing = {i: signers[p] for i, p in enumerate(seated) if p in signers and p in keys}
             events, state = play_game(
-                game_ids[slot], created, seeds[slot], cut=cut, bots_as_people=bots_as_people
+                game_ids[slot],
+                created,
+                seeds[slot],
+                cut=cut,
+                bots_as_people=bots_as_people,
+                signers=signing,
             )
             logs.append(events)
             outcome = None if state.outcome is None else state.outcome.to_json()
@@ -348,7 +370,8 @@ def build(
         "commitment": tournament_commitment(commitments),
         "seed_commitments": commitments,
         "players": [
-            {"player": i, "name": n, "bot": b} for i, (n, b) in enumerate(seats[: plan.players])
+            {"player": i, "name": n, "bot": b} | ({"public_key": keys[i]} if i in keys else {})
+            for i, (n, b) in enumerate(seats[: plan.players])
         ],
         "rounds": listed,
         "standings": [],
@@ -357,7 +380,9 @@ def build(
         manifest["rules_version"] = plan.rules_version
         manifest["tiebreaks"] = list(plan.tiebreaks)
         manifest["max_players"] = plan.max_players
-        manifest["roster_commitment"] = roster_commitment(seats[: plan.players])
+        manifest["roster_commitment"] = roster_commitment(
+            [(n, b, keys.get(i)) for i, (n, b) in enumerate(seats[: plan.players])]
+        )
         if plan.ratings is not None:
             manifest["ratings"] = list(plan.ratings)
     if records:
@@ -374,10 +399,12 @@ def play_game(
     *,
     cut: bool = False,
     bots_as_people: bool = False,
+    signers: Mapping[int, str] | None = None,
 ) -> tuple[list[dict[str, Any]], GameState[Any]]:
     """One game played out from ``created``, as stored events; with ``cut``, stopped about
     halfway, as it stands while it is played (no ``game_over``, no seed revealed);
-    ``bots_as_people``: bot seats move as people do (``build`` says when)."""
+    ``bots_as_people``: bot seats move as people do (``build`` says when); ``signers``: by
+    seat, the private key each keyed seat signs its moves with."""
     rules = GAMES[created.game].rules
     chooser = random.Random(game_id)
     [first] = seal(
@@ -401,7 +428,11 @@ def play_game(
             seat, action, command_id = next_move(
                 created.game, state, seed, chooser, bots=not bots_as_people
             )
-            events, after = play.step(rules, state, seat, action)
+            signature = None
+            if seat in (signers or {}):
+                message = action_message(game_id, state.version, action.to_json())
+                signature = sign((signers or {})[seat], message)
+            events, after = play.step(rules, state, seat, action, signature=signature)
         if cut and events[-1].type == GAME_OVER:
             break  # the half of a game that ends quickly: stop before its end
         if events[-1].type == GAME_OVER:  # the repository reveals the seed in the same append

@@ -28,6 +28,12 @@ versions = (
     | json_values
 )
 command_ids = st.text(max_size=3) | st.text(min_size=126, max_size=130) | json_values
+signatures = (
+    st.none()
+    | st.text(alphabet="0123456789abcdefA\n", min_size=127, max_size=129)
+    | st.sampled_from(["ab" * 64, "ab" * 64 + "\n", "AB" * 64])
+    | json_values
+)
 bodies = (
     st.fixed_dictionaries(
         {}, optional={"action": actions, "expected_version": versions, "command_id": command_ids}
@@ -37,7 +43,8 @@ bodies = (
         st.fixed_dictionaries(
             {"action": actions, "expected_version": versions, "command_id": command_ids}
         ),
-        st.dictionaries(st.sampled_from(["extra", "command_id"]), json_values, max_size=1),
+        st.dictionaries(st.sampled_from(["extra", "command_id"]), json_values, max_size=1)
+        | st.fixed_dictionaries({"signature": signatures}),
     )
     | json_values
 )

@@ -9,18 +9,21 @@ game's own, from its contract, or a shared one such as ``Version``).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from domain.engine.signing import is_public_key
 from domain.games import GAMES
 from service.errors import InvalidRequest
 
 MAX_INT = 2**53
 #: The bots a seat may be played by.
 BOT_STRENGTHS = ("random", "greedy", "mcts")
+SIGNATURE = "^[0-9a-f]{128}$"
 
 
 def ref(name: str, description: str | None = None) -> dict[str, Any]:
@@ -56,6 +59,13 @@ def hosted_game(name: str) -> None:
         raise ValidationError(f"Must be one of: {', '.join(sorted(GAMES))}.")
 
 
+def a_public_key(value: str) -> None:
+    """64 lowercase hex digits exactly (a regex ``$`` would let a trailing newline by, and
+    such a seat could never sign a move)."""
+    if not is_public_key(value):
+        raise ValidationError("public_key is 64 lowercase hex digits (an Ed25519 key)")
+
+
 class PlayerSchema(Schema):
     class Meta:
         unknown = RAISE
@@ -80,6 +90,22 @@ class PlayerSchema(Schema):
             "has no token: workers play it.",
         ),
     )
+    public_key = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=a_public_key,
+        metadata=ref(
+            "PublicKey",
+            "An Ed25519 public key, 32 bytes as 64 lowercase hex digits: the seat must sign "
+            "every action it posts with the matching private key (docs/guide/fair-play.md). "
+            "Absent or null: the seat's token alone is enough. A bot seat has none.",
+        ),
+    )
+
+    @validates_schema
+    def _no_key_for_a_bot(self, data: Mapping[str, Any], **_: Any) -> None:
+        if data.get("bot") is not None and data.get("public_key") is not None:
+            raise ValidationError("a bot seat signs nothing: no public_key", "public_key")
 
 
 class HostedGameRequest(Schema):
@@ -140,6 +166,17 @@ class PostActionSchema(Schema):
             "repeat of an accepted command_id answers as the first time and writes nothing."
         },
     )
+    signature = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Regexp(SIGNATURE, error="signature is 128 lowercase hex digits"),
+        metadata={
+            "description": "A keyed seat's Ed25519 signature (128 lowercase hex digits) over "
+            "the UTF-8 bytes of `floe-action-v1\\n<game_id>\\n<expected_version>\\n` "
+            "followed by the action's canonical JSON (docs/reference/format.md); 401 "
+            "`bad_signature` when it is missing or wrong. A seat without a key sends none."
+        },
+    )
 
     @validates_schema
     def _action_has_type(self, data: Mapping[str, Any], **_: Any) -> None:
@@ -167,6 +204,9 @@ class SeatSchema(Schema):
         allow_none=True,
         required=True,
         metadata=ref("BotStrength", "The bot playing this seat; null for a person."),
+    )
+    public_key = fields.String(
+        metadata=ref("PublicKey", "Present only for a seat that signs its actions.")
     )
 
 
@@ -259,9 +299,23 @@ class GameViewSchema(Schema):
     )
 
 
+class ReceiptSchema(Schema):
+    r"""The service's receipt for the event it stored at `version`: `signature` is its
+    Ed25519 signature (one of `GET /v1/keys`) over the UTF-8 bytes of
+    `floe-receipt-v1\n<game_id>\n<version>\n<mark>\n`, where `mark` is HMAC-SHA256 of the
+    event's `hash` (its 64 hex digits as ASCII) keyed by the game's 32 seed bytes, in lowercase
+    hex. The mark hides the hash until the seed is revealed; keep receipts, and `floe replay
+    verify --receipts` proves any export that contradicts one rewritten
+    (docs/guide/replay.md)."""
+
+    version = fields.Integer(required=True, metadata=ref("Version"))
+    mark = fields.String(required=True, metadata=ref("Hex64"))
+    signature = fields.String(required=True, metadata=ref("Signature"))
+
+
 class EventSchema(Schema):
     """A stored event as a viewer sees it; ``hash`` and ``prev_hash`` only once the game is
-    over."""
+    over. A live stream's events carry the service's ``receipt``."""
 
     game_id = fields.String(required=True)
     version = fields.Integer(required=True, metadata=ref("Version"))
@@ -272,15 +326,25 @@ class EventSchema(Schema):
     command_id = fields.String(allow_none=True, required=True)
     prev_hash = fields.String(metadata=ref("Hex64"))
     hash = fields.String(metadata=ref("Hex64"))
+    receipt = fields.Nested(
+        ReceiptSchema,
+        metadata={"description": "The service's receipt for this event (a live stream's)."},
+    )
 
 
 class ActionAcceptedSchema(Schema):
     """The events an accepted action (or an organizer's decision) appended, oldest first (its
     own, then ``game_over`` and ``seed_revealed`` if it ended the game; after a ``wait``, the
-    draws too), and the version of the last."""
+    draws too), the version of the last, and the service's receipt for each."""
 
     version = fields.Integer(required=True, metadata=ref("Version"))
     events = fields.List(fields.Nested(EventSchema), required=True, validate=validate.Length(min=1))
+    receipts = fields.List(
+        fields.Nested(ReceiptSchema),
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={"description": "The receipt of each of `events`, in the same order."},
+    )
 
 
 class EventsPageSchema(Schema):
@@ -372,7 +436,9 @@ def _describe(messages: Any, prefix: str = "") -> str:
     return f"{prefix.rstrip('.')}: {messages}"
 
 
-_POST_ACTION_FIELDS = frozenset(PostActionSchema().fields)
+_POST_ACTION_FIELDS = frozenset(PostActionSchema().fields) - {"signature"}
+_SIGNED_FIELDS = _POST_ACTION_FIELDS | {"signature"}
+_SIGNATURE_PATTERN = re.compile(SIGNATURE)
 
 
 def load_post_action(body: Any) -> dict[str, Any]:
@@ -383,8 +449,9 @@ def load_post_action(body: Any) -> dict[str, Any]:
     gives the same 400 it always did. ``tests/unit/test_post_action_shortcut.py`` holds the
     two to the same answers on generated bodies.
     """
-    if type(body) is dict and body.keys() == _POST_ACTION_FIELDS:
+    if type(body) is dict and (body.keys() == _POST_ACTION_FIELDS or body.keys() == _SIGNED_FIELDS):
         action, version, command_id = body["action"], body["expected_version"], body["command_id"]
+        signature = body.get("signature")
         if (
             type(action) is dict
             and type(action.get("type")) is str
@@ -392,6 +459,15 @@ def load_post_action(body: Any) -> dict[str, Any]:
             and 1 <= version <= MAX_INT
             and type(command_id) is str
             and 1 <= len(command_id) <= 128
+            and (
+                signature is None
+                or (type(signature) is str and _SIGNATURE_PATTERN.match(signature) is not None)
+            )
         ):
-            return {"action": action, "expected_version": version, "command_id": command_id}
+            return {
+                "action": action,
+                "expected_version": version,
+                "command_id": command_id,
+                "signature": signature,
+            }
     return load(POST_ACTION, body)

@@ -7,6 +7,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from domain.engine.signing import is_public_key
 from service.api.schemas.games import (
     BOT_STRENGTHS,
     PRINTABLE,
@@ -22,6 +23,22 @@ NAME: list[Callable[[Any], Any]] = [validate.Length(min=1, max=64), printable_na
 BOTS = validate.OneOf(BOT_STRENGTHS, error="bot is 'random', 'greedy' or 'mcts'")
 
 
+def _public_key(value: str) -> None:
+    """Exactly 64 lowercase hex digits (a regex's ``$`` would let a final newline through)."""
+    if not is_public_key(value):
+        raise ValidationError("public_key is 64 lowercase hex digits (an Ed25519 public key)")
+
+
+def public_key_field(description: str) -> fields.String:
+    """A person's Ed25519 public key, optional: with one, their seat signs every move."""
+    return fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=_public_key,
+        metadata=ref("PublicKey", description),
+    )
+
+
 class StrictBool(fields.Boolean):
     """``true`` or ``false`` only (not ``1``, ``"yes"`` or ``"true"``)."""
 
@@ -32,7 +49,8 @@ class StrictBool(fields.Boolean):
 
 
 class SeatRequestSchema(Schema):
-    """A named person ``{"name"}``, a bot ``{"name", "bot"}`` or an open seat ``{"open": true}``."""
+    """A named person ``{"name"}`` (with their ``public_key``, if they sign), a bot ``{"name",
+    "bot"}`` or an open seat ``{"open": true}`` (a stranger brings their own key)."""
 
     class Meta:
         unknown = RAISE
@@ -44,14 +62,24 @@ class SeatRequestSchema(Schema):
         load_default=None, allow_none=True, validate=BOTS, metadata=ref("BotStrength")
     )
     open = StrictBool(load_default=False)
+    public_key = public_key_field(
+        "A named person's Ed25519 public key (64 lowercase hex): their seat signs every "
+        "action it posts (docs/guide/fair-play.md). Not for a bot, nor an open seat (its "
+        "stranger gives theirs when joining)."
+    )
 
     @validates_schema
     def _one_kind(self, data: Mapping[str, Any], **_: Any) -> None:
+        keyed = data.get("public_key") is not None
         if data.get("open"):
-            if data.get("name") is not None or data.get("bot") is not None:
-                raise ValidationError("an open seat has no name or bot: a stranger brings one")
+            if data.get("name") is not None or data.get("bot") is not None or keyed:
+                raise ValidationError(
+                    "an open seat has no name, bot or public_key: a stranger brings them"
+                )
         elif data.get("name") is None:
             raise ValidationError("a seat needs a name, or 'open': true")
+        elif data.get("bot") is not None and keyed:
+            raise ValidationError("a bot seat signs nothing: no public_key", "public_key")
 
 
 class OpenTableSchema(HostedGameRequest):
@@ -72,6 +100,10 @@ class JoinTableSchema(Schema):
         validate=NAME,
         metadata={"description": "As a player's name.", "pattern": PRINTABLE},
     )
+    public_key = public_key_field(
+        "The joiner's Ed25519 public key (64 lowercase hex): their seat signs every action "
+        "it posts (docs/guide/fair-play.md). Absent or null: their token alone is enough."
+    )
 
 
 class TableSeatSchema(Schema):
@@ -82,6 +114,13 @@ class TableSeatSchema(Schema):
     bot = fields.String(allow_none=True, required=True, metadata=ref("BotStrength"))
     open = fields.Boolean(
         required=True, metadata={"description": "True while a stranger may take the seat."}
+    )
+    public_key = fields.String(
+        metadata=ref(
+            "PublicKey",
+            "Present only for a seat whose person signs their actions: the key the game's "
+            "seat will carry.",
+        )
     )
 
 

@@ -110,6 +110,16 @@ class TournamentPlayerSchema(Schema):
         required=True,
         metadata=ref("BotStrength", "The bot playing this player's seats; null for a person."),
     )
+    public_key = fields.String(
+        allow_none=True,
+        required=True,
+        metadata=ref(
+            "PublicKey",
+            "The person's Ed25519 public key, given at creation or by their `enter` decision: "
+            "their seat in each of their games carries it, and they sign every move there. "
+            "Null: none.",
+        ),
+    )
     rating = fields.Integer(
         required=True,
         allow_none=True,
@@ -326,9 +336,10 @@ class TournamentSchema(Schema):
             "Hex64",
             "The SHA-256 hex of the canonical JSON of the players listed at creation, in entry "
             'order, each `{"name", "bot", "public_key"}` (null where absent): published at '
-            "creation, so no player can be renamed, swapped, added or dropped unseen "
-            "(docs/guide/tournaments.md). Null for a tournament made before rosters were "
-            "committed.",
+            "creation, so no player can be renamed, swapped, added, dropped or given another "
+            "key unseen (docs/guide/tournaments.md). A player entered later is not in it: "
+            "their `enter` decision names them. Null for a tournament made before rosters "
+            "were committed.",
         ),
     )
     seed_commitments = fields.List(

@@ -26,12 +26,13 @@ from domain.engine.game import Contract, Game, GameInfo
 from domain.engine.status import GameStatus
 from domain.engine.types import DECISION, GAME_CREATED, GAME_OVER, RANDOM, SEED_REVEALED, TIMEOUT
 from service.api.schemas import games as game_schemas
+from service.api.schemas import keys as key_schemas
 from service.api.schemas import tables as table_schemas
 from service.api.schemas import tournaments as tournament_schemas
 
 HERE = Path(__file__).resolve().parent
 #: Each resource's operations, in the document's order.
-RESOURCES = ("games", "tables", "tournaments", "replays", "health")
+RESOURCES = ("games", "tables", "tournaments", "replays", "keys", "health")
 SCHEMAS = "#/components/schemas/"
 JSON_SCHEMA = dict[str, Any]
 
@@ -45,6 +46,7 @@ MARSHMALLOW: dict[str, type[Schema]] = {
     "Seat": game_schemas.SeatSchema,
     "CreatedSeat": game_schemas.CreatedSeatSchema,
     "GameCreated": game_schemas.GameCreatedSchema,
+    "Receipt": game_schemas.ReceiptSchema,
     "Event": game_schemas.EventSchema,
     "ActionAccepted": game_schemas.ActionAcceptedSchema,
     "EventsPage": game_schemas.EventsPageSchema,
@@ -86,6 +88,8 @@ MARSHMALLOW: dict[str, type[Schema]] = {
     "MyTournamentResult": tournament_schemas.MyResultSchema,
     "TournamentMe": tournament_schemas.TournamentMeSchema,
     "PlayerToken": tournament_schemas.PlayerTokenSchema,
+    "ServiceKey": key_schemas.ServiceKeySchema,
+    "ServiceKeys": key_schemas.ServiceKeysSchema,
 }
 #: Stated once per game (``<Game><Name>``) and as their union (``<Name>``); the tournament
 #: ones for competitive games only.
@@ -432,14 +436,19 @@ class Builder:
         seat_request = self.body["SeatRequest"]
         properties = seat_request["properties"]
         self.body["SeatRequest"] = {
-            "description": 'A person who is here `{"name"}`, a bot `{"name", "bot"}`, or '
-            'an open seat `{"open": true}` (no name, no bot: a stranger brings one).',
+            "description": 'A person who is here `{"name"}` (with their `public_key` if they '
+            'sign), a bot `{"name", "bot"}`, or an open seat `{"open": true}` (no name, no '
+            "bot, no key: a stranger brings them).",
             "oneOf": [
                 {
                     "type": "object",
                     "required": ["open"],
                     "additionalProperties": False,
-                    "properties": {"open": const(True), "bot": {"type": "null"}},
+                    "properties": {
+                        "open": const(True),
+                        "bot": {"type": "null"},
+                        "public_key": {"type": "null"},
+                    },
                 },
                 {
                     "type": "object",
@@ -449,6 +458,7 @@ class Builder:
                         "name": properties["name"],
                         "bot": properties["bot"],
                         "open": const(False),
+                        "public_key": properties["public_key"],
                     },
                 },
             ],
@@ -521,6 +531,7 @@ class Builder:
                         }
                     }
                 if stored:
+                    del schema["properties"]["receipt"]  # an export's lines carry none
                     schema["required"] = [*schema["required"], "prev_hash", "hash"]
                     schema["description"] = (
                         "An export file's line: the stored event, hashes included, nothing masked."
@@ -548,7 +559,11 @@ class Builder:
                 "type": "object",
                 "required": ["action"],
                 "additionalProperties": False,
-                "properties": {"action": ref("GameAction")},
+                "properties": {
+                    "action": ref("GameAction"),
+                    # A keyed seat's action is stored with the signature it was posted with.
+                    "signature": ref("Signature"),
+                },
             },
         )
         draws = [game.draw_name(label) for game in self.games for label in game.contract.draws]
@@ -620,6 +635,9 @@ class Builder:
         player["description"] = (
             "A player listed at creation (one entered later is named by its `enter` decision)."
         )
+        # A key only for a person who has one, never null: a keyless manifest is as it was.
+        player["required"].remove("public_key")
+        player["properties"]["public_key"] = ref("PublicKey")
         self.put("TournamentExportPlayer", player)
         standing = copy.deepcopy(self.body["Standing"])
         for later in ("place", "tiebreaks"):  # rules version 2's, absent from version 1's

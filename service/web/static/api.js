@@ -140,6 +140,16 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Save `text` as the file `name` (a download: nothing leaves the browser). */
+export function saveFile(name, text, type = "application/json") {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = h("a", { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000); // long after the download has read it
+}
+
 /** Replace `container`'s content with the SVG document `text` (parsed, never run). */
 export function showSvg(container, text) {
   const parsed = new DOMParser().parseFromString(text, "image/svg+xml");

@@ -1,11 +1,15 @@
 // One game, live. A browser holding a seat's token for this game plays it from here (and may
 // resign it). A game played against a clock shows each seat's clock, ticking for a seat to act.
+// A seat with a public key signs every action with the key this browser keeps for it (or, if
+// the browser has none, says so and posts nothing); every receipt the service sends is kept.
 import {
   ApiError, api, clockKindWords, clockWords, commandId, departureOf, describeAction,
-  describeEvent, gameTitle, h, outcomeWords, seatName, showSvg, statusWords, storeToken,
-  storedToken, tokenForGame,
+  describeEvent, gameTitle, h, outcomeWords, saveFile, seatName, showSvg, statusWords,
+  storeToken, storedToken, tokenForGame,
 } from "./api.js";
 import { cellAt, clickable, names } from "./board.js";
+import { actionMessage, heldKey, importKey, keyFile, signWith } from "./keys.js";
+import { keepReceipts, keptReceipts, receiptLines } from "./receipts.js";
 import { follow } from "./stream.js";
 
 const $ = (id) => document.getElementById(id);
@@ -26,6 +30,9 @@ let stop = null;
 const departures = new Map(); // seat -> how it left ("resigned", "timed out", "forfeited"), from the events
 let clockKind = null; // the clock game_created records, if any
 let confirming = false; // the "Really resign?" question is open
+let seatKey = null; // the public key of the seat this browser plays, if it signs
+let signer = null; // this browser's key for it ({public_key, private_key}), if it holds it
+let streamed = 0; // the last version the stream brought
 
 function say(text, kind = "") {
   $("message").className = kind;
@@ -71,6 +78,9 @@ async function load() {
   }
   view = current;
   seats = current.seats;
+  const mine = seated() ? seats.find((s) => s.seat === current.viewer) : null;
+  seatKey = (mine && mine.public_key) || null;
+  signer = heldKey(seatKey);
   await loadEvents();
   const svg = await api(`${base}/board.svg?version=${current.version}`, { token });
   showBoard(svg);
@@ -81,7 +91,8 @@ async function load() {
     legal = null;
   }
   render();
-  if (current.status === "over" && stop && shownEvents >= current.version) {
+  // The stream ends by itself after the last event; stopping it sooner would lose receipts.
+  if (current.status === "over" && stop && streamed >= current.version) {
     stop();
     stop = null;
   }
@@ -101,6 +112,7 @@ async function loadEvents() {
       list.append(h("li", { dataset: { testid: "event", version: event.version }, value: event.version }, describeEvent(event, seats)));
       shownEvents = event.version;
     }
+    keep(page.events.map((event) => event.receipt)); // the events read carry theirs too
     if (page.events.length) list.lastElementChild.scrollIntoView({ block: "nearest" });
     if (page.events.length < EVENTS_PAGE) return;
   }
@@ -160,8 +172,86 @@ function render() {
   $("board-hint").hidden = !(playing && $("board").classList.contains("clickable"));
   if (playing) renderActions();
   renderResign();
+  renderSigning();
+  renderReceipts();
   renderSeats();
   renderOthers();
+}
+
+function seated() {
+  return Boolean(token) && view !== null && view.viewer !== null && view.viewer !== undefined;
+}
+
+/** A keyed seat whose key this browser does not hold: it cannot post anything. */
+function keyMissing() {
+  return seatKey !== null && signer === null;
+}
+
+// ----- signing: the seat's own key, kept in this browser -----
+
+function renderSigning() {
+  const box = $("signing");
+  box.hidden = !seated();
+  if (box.hidden) return;
+  const status = $("signing-status");
+  if (seatKey === null) {
+    status.dataset.state = "unsigned";
+    status.className = "muted";
+    status.textContent = "Your seat has no key: your moves are not signed, so they rest on your seat's token and the host's word.";
+  } else if (signer) {
+    status.dataset.state = "signing";
+    status.className = "ok";
+    status.textContent = `Your moves are signed with your own key, kept in this browser (public key ${seatKey.slice(0, 16)}…). Download it to play this seat from another browser.`;
+  } else {
+    status.dataset.state = "missing";
+    status.className = "error";
+    status.textContent = `${seatName(seats, view.viewer)} signs its moves with its own key (public key ${seatKey.slice(0, 16)}…), and this browser does not hold it: no move can be sent from here. Import the key (saved with “Download my key” in the browser that made it) to play.`;
+  }
+  $("download-key").hidden = !signer;
+  $("import-box").hidden = !keyMissing();
+}
+
+function downloadKey() {
+  if (signer) saveFile(`floe-key-${signer.public_key.slice(0, 16)}.json`, keyFile(signer));
+}
+
+async function importPasted() {
+  if (!seatKey) return;
+  try {
+    signer = await importKey($("import-key-text").value, seatKey);
+    $("import-key-text").value = "";
+    say("Key imported: this browser now signs this seat's moves.", "ok");
+  } catch (error) {
+    say(error instanceof Error ? error.message : String(error), "error");
+  }
+  render();
+}
+
+// ----- receipts -----
+
+function keep(receipts) {
+  if (keepReceipts(gameId, receipts)) renderReceipts();
+}
+
+function renderReceipts() {
+  const count = keptReceipts(gameId).length;
+  const button = $("download-receipts");
+  button.dataset.count = String(count);
+  button.textContent = `Download receipts (${count})`;
+  button.disabled = count === 0;
+}
+
+function downloadReceipts() {
+  saveFile(`floe-receipts-${gameId}.jsonl`, receiptLines(gameId), "application/x-ndjson");
+}
+
+/** A streamed event: keep its receipt, then read the game again. */
+function streamedEvent(message) {
+  if (message.id !== null && /^\d+$/.test(message.id)) streamed = Math.max(streamed, Number(message.id));
+  try {
+    keep(JSON.parse(message.data).receipt);
+  } catch (_) { /* not JSON: nothing to keep */ }
+  refresh();
 }
 
 function hasLeft(seat) {
@@ -220,8 +310,7 @@ function tick() {
 // ----- resigning: a button, then an inline "Really resign?" with confirm and cancel -----
 
 function renderResign() {
-  const seated = Boolean(token) && view.viewer !== null && view.viewer !== undefined;
-  const open = seated && view.status !== "over" && !hasLeft(view.viewer);
+  const open = seated() && view.status !== "over" && !hasLeft(view.viewer) && !keyMissing();
   if (!open) confirming = false;
   $("resign-box").hidden = !open;
   $("resign").hidden = confirming;
@@ -258,6 +347,10 @@ function renderActions() {
   if (filter) actions = actions.filter((a) => `${describeAction(a)} ${JSON.stringify(a)}`.toLowerCase().includes(filter));
   $("tile-choice").hidden = !tile;
   $("tile-words").textContent = tile ? `Actions naming ${tile.join(",")}: ${actions.length}` : "";
+  if (keyMissing()) {
+    box.replaceChildren(h("p", { class: "error", dataset: { testid: "no-key" } }, "This seat signs its moves with a key this browser does not hold, so nothing is sent from here: import the key under “Keys and receipts”."));
+    return;
+  }
   if (!legal.actions.length) {
     const words = hasLeft(view.viewer)
       ? `You are out of this game (${leftHow(view.viewer)}).`
@@ -304,16 +397,20 @@ function renderOthers() {
 
 async function post(action, version) {
   if (posting) return;
+  if (keyMissing()) {
+    say("This seat signs its moves and this browser does not hold its key: nothing was sent.", "error");
+    return;
+  }
   posting = true;
   const resigning = action.type === "resign";
   for (const button of $("actions").querySelectorAll("button")) button.disabled = true;
   renderResign();
   say(resigning ? "Resigning…" : "Sending your move…");
   try {
-    await api(`${base}/actions?wait=${WAIT_SECONDS}`, {
-      method: "POST", token,
-      json: { action, expected_version: version, command_id: commandId() },
-    });
+    const body = { action, expected_version: version, command_id: commandId() };
+    if (signer) body.signature = await signWith(signer, actionMessage(gameId, version, action));
+    const answer = await api(`${base}/actions?wait=${WAIT_SECONDS}`, { method: "POST", token, json: body });
+    keep(answer && answer.receipts);
     say("");
     tile = null;
   } catch (error) {
@@ -351,6 +448,10 @@ async function start() {
   $("resign-ask").addEventListener("keydown", (event) => {
     if (event.key === "Escape") cancelResign();
   });
+  $("download-key").addEventListener("click", downloadKey);
+  $("import-key").addEventListener("click", importPasted);
+  $("download-receipts").addEventListener("click", downloadReceipts);
+  renderReceipts();
   setInterval(tick, TICK_MS);
   if (token) storeToken("game", gameId, token);
   await refresh();
@@ -359,7 +460,7 @@ async function start() {
   stop = follow(`${base}/events/stream`, {
     after: shownEvents,
     token,
-    onEvent: () => refresh(),
+    onEvent: streamedEvent,
     onEnd: () => refresh(),
   });
 }

@@ -1,7 +1,10 @@
-// The lobby: open tables to join, a form to open one, the games in play.
+// The lobby: open tables to join, a form to open one, the games in play. Opening or joining,
+// a person may sign their moves: the page makes an Ed25519 key, keeps it in this browser and
+// gives the seat its public key (the game page then signs every move with it).
 import {
   ApiError, BOTS, GAMES, adoptTableToken, api, gameTitle, h, statusWords, storeToken, storedToken,
 } from "./api.js";
+import { dropKey, makeKey } from "./keys.js";
 
 const $ = (id) => document.getElementById(id);
 const message = $("message");
@@ -81,13 +84,30 @@ function seatCountFits() {
   $("remove-seat").disabled = n <= low;
 }
 
-function formBody() {
+/** A new key for this browser's seat when `box` (a "Sign my moves" checkbox) is ticked. */
+async function keyIfAsked(box) {
+  if (!box.checked) return null;
+  try {
+    return await makeKey();
+  } catch (error) {
+    throw new Error(`This browser cannot make or keep a signing key (${error.message || error}): untick “Sign my moves” to play unsigned.`);
+  }
+}
+
+/** The table's body; `publicKey` goes to the first person's seat, the one this browser gets. */
+function formBody(publicKey) {
   const game = $("new-game").value;
+  let keyed = false;
   const seats = [...$("seats").children].map((row) => {
     const kind = row.querySelector("select").value;
     const name = row.querySelector("input").value.trim();
     if (kind === "open") return { open: true };
-    return kind.startsWith("bot:") ? { name, bot: kind.slice(4) } : { name };
+    if (kind.startsWith("bot:")) return { name, bot: kind.slice(4) };
+    if (publicKey && !keyed) {
+      keyed = true;
+      return { name, public_key: publicKey };
+    }
+    return { name };
   });
   const options = {};
   for (const option of GAMES[game].options) {
@@ -105,8 +125,12 @@ async function openTable(event) {
   event.preventDefault();
   const button = $("open-table");
   button.disabled = true;
+  let key = null;
   try {
-    const opened = await api("/v1/tables", { method: "POST", json: formBody() });
+    const person = [...$("seats").children].some((row) => row.querySelector("select").value === "person");
+    if (person) key = await keyIfAsked($("sign-moves"));
+    const opened = await api("/v1/tables", { method: "POST", json: formBody(key && key.public_key) });
+    key = null; // the seat has it now
     storeToken("host", opened.id, opened.host_token);
     const [mine, ...others] = opened.tokens || [];
     if (mine) storeToken("table", opened.id, mine.token);
@@ -115,7 +139,8 @@ async function openTable(event) {
     say(`Table opened for ${gameTitle(opened.game)}.`, "ok");
     follow(opened.id, opened);
   } catch (error) {
-    say(error instanceof ApiError ? `Cannot open the table: ${error.words}` : String(error), "error");
+    if (key) dropKey(key.public_key);
+    say(error instanceof ApiError ? `Cannot open the table: ${error.words}` : error.message || String(error), "error");
   } finally {
     button.disabled = false;
     refreshTables();
@@ -215,15 +240,20 @@ async function join(table, button) {
     return;
   }
   button.disabled = true;
+  let key = null;
   try {
-    const joined = await api(`/v1/tables/${table.id}/join`, { method: "POST", json: { name } });
+    key = await keyIfAsked($("sign-join"));
+    const body = key ? { name, public_key: key.public_key } : { name };
+    const joined = await api(`/v1/tables/${table.id}/join`, { method: "POST", json: body });
+    key = null; // the seat has it now
     storeToken("table", table.id, joined.token);
     remember(table.id);
     say(`You sit at seat ${joined.seat}.`, "ok");
     follow(table.id, joined.table);
   } catch (error) {
+    if (key) dropKey(key.public_key);
     const why = error instanceof ApiError && error.status === 409
-      ? `Too late: ${error.words}` : `Cannot join: ${error.words || error}`;
+      ? `Too late: ${error.words}` : `Cannot join: ${error.words || error.message || error}`;
     say(why, "error");
     button.disabled = false;
     refreshTables();

@@ -50,6 +50,15 @@ async function show(version) {
   $("event-data").textContent = JSON.stringify(step.event.data, null, 1);
 }
 
+// The seats (or players) without a key: their moves rest on the host's word, and the audit
+// says so beside every verdict (none: nothing to say).
+function unsignedWords(who, noun) {
+  if (who.length === 0) return [];
+  const names = who.map((w) => (typeof w === "object" ? `${w.player} (${w.name})` : `${w}`));
+  const plural = names.length === 1 ? `${noun} ${names[0]}` : `${noun}s ${names.join(", ")}`;
+  return [`${plural} unsigned: ${names.length === 1 ? "its" : "their"} moves rest on the host's word`];
+}
+
 // A tournament export is judged as a set: its verdict and problems, no steps.
 function showTournament() {
   const verdict = answer.verdict;
@@ -59,7 +68,7 @@ function showTournament() {
   const games = `${verdict.games.length} games, ${verdict.rounds} rounds`;
   const id = verdict.tournament_id ? ` · tournament ${verdict.tournament_id}` : "";
   $("verdict-detail").textContent = `${why} (${games}${id})`;
-  $("banner").textContent = verdict.problems.join(" · ");
+  $("banner").textContent = verdict.problems.concat(unsignedWords(verdict.unsigned_players || [], "player")).join(" · ");
   $("result").hidden = false;
   $("steps").hidden = true;
 }
@@ -72,7 +81,7 @@ function showVerdict() {
   const why = verdict.reason ? `: ${verdict.reason}` : "";
   const game = answer.game_id ? ` · game ${answer.game_id}` : "";
   $("verdict-detail").textContent = `${where}${why} (${verdict.events} events${game})`;
-  $("banner").textContent = answer.banner.join(" · ");
+  $("banner").textContent = answer.banner.concat(unsignedWords(verdict.unsigned_seats || [], "seat")).join(" · ");
   $("result").hidden = false;
 }
 
