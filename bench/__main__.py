@@ -3,9 +3,10 @@
 The default set is (a)-(f), (i) (``bench.clocks``: timeout lateness with 1,000 running
 clocks, and what a clock costs a move), (j) (``bench.pairings``: seat balance and repeated
 tables of simulated swiss and round-robin events, the pairings before seat balancing against
-those of now, in process) and (k) (``bench.signing``: server CPU a move for signed posts
-against unsigned ones in the same run, and Ed25519's cost in process); (g) and (h) run when
-asked for (``--only``).
+those of now, in process), (k) (``bench.signing``: server CPU a move for signed posts
+against unsigned ones in the same run, and Ed25519's cost in process) and (l)
+(``bench.sweeping``: a sweep's reads with 200 live games as finished ones pile up, against
+reading every game's record); (g) and (h) run when asked for (``--only``).
 
 (a) puts Floe's move path beside a bare XADD route and beside boardgame.io 0.50.2 (in-memory
 and FlatFile stores, ``bench.peer``: needs ``node`` and ``npm``, and ``npm ci``s
@@ -42,6 +43,7 @@ from bench import (
     pairings,
     policy,
     signing,
+    sweeping,
     throughput,
     tournament,
     verifying,
@@ -80,13 +82,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "default set: --only g, --only h); (i) clocks: timeout lateness with 1,000 running "
         "clocks, and moves with a clock against moves without; (j) pairings: seat balance and "
         "repeated tables over simulated tournaments, before and after seat balancing; (k) "
-        "signing: server CPU a move, signed posts against unsigned, and Ed25519 in process.",
+        "signing: server CPU a move, signed posts against unsigned, and Ed25519 in process; (l) "
+        "sweeping: a sweep's reads as finished games pile up (0, 5,000, 20,000).",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
         "--only",
         type=_csv,
-        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f,i,j,k")),
+        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f,i,j,k,l")),
         help="which benchmarks, e.g. a,c (env BENCH_ONLY)",
     )
     parser.add_argument(
@@ -359,6 +362,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.signing_windows is not None:
             measured = dataclasses.replace(measured, rounds=args.signing_windows)
         signing.run(report, config=measured, log=log)
+
+    if "l" in args.only:  # its own Redis; bench/sweeping.py says what it measures
+        swept = sweeping.Config.quick() if args.quick else sweeping.Config()
+        sweeping.run(report, config=swept, log=log)
 
     scripts: list[list[policy.Step]] = []
     if run_a:

@@ -39,6 +39,13 @@ log = logging.getLogger(__name__)
 #: Seeds a worker keeps in memory, most recently used: a game's seed never changes, and every
 #: draw and bot move needs it (one round trip each, otherwise).
 SEEDS_KEPT = 4096
+#: Ids of ``floe:games`` the repair pass reads per sweep (``repair_live_index``): what bounds a
+#: sweep's cost beside the live games, however many games have ended.
+REPAIR_SLICE = 200
+#: How long an id in the live index may name no game before it is dropped: a game is listed
+#: just before it is created, so one being created right now must not be taken for one whose
+#: creation crashed.
+MISSING_GRACE_SECONDS = 60.0
 
 
 def _nothing(game_id: str) -> None:
@@ -97,7 +104,8 @@ class BotFailure:
 class Automation:
     """Draws, bot moves and tournament advances, as the drains run them.
 
-    ``bot_move_seconds`` bounds each bot move on ``monotonic`` (None: no bound).
+    ``bot_move_seconds`` bounds each bot move on ``monotonic`` (None: no bound); the same
+    clock times how long an id of the live index has named no game (``_games``).
     """
 
     def __init__(
@@ -121,6 +129,8 @@ class Automation:
         self._bot_move_seconds = bot_move_seconds
         self._monotonic = monotonic
         self._seeds = _Seeds(repository, SEEDS_KEPT)
+        #: Ids of the live index seen naming no game, and when first seen so (``_games``).
+        self._missing: dict[str, float] = {}
 
     def resolve_draw(self, game_id: str, version: int) -> int:
         """Record the draw the game awaits at ``version``; return how many draws were made.
@@ -341,7 +351,8 @@ class Automation:
 
         A bot move that failed at the game's current version is not waiting: it failed
         loudly and stays failed until retried (``retry_failed``), so the sweeper never runs
-        it again and again.
+        it again and again. Reads only the games not over (``floe:live``): a finished game
+        waits for nothing, and there are ever more of them.
         """
         catalog = self._repository.catalog
         for record in self._games(batch):
@@ -360,7 +371,8 @@ class Automation:
 
     def waiting_timers(self, *, batch: int = 500) -> Iterator[tuple[str, int, int]]:
         """Every (game, version, due second) of a game with a clock that owes a timeout at
-        its deadline: what the sweeper arms again, so a lost timer is late, never lost."""
+        its deadline: what the sweeper arms again, so a lost timer is late, never lost. Reads
+        only the games not over (``floe:live``), as ``waiting_jobs`` does."""
         catalog = self._repository.catalog
         for record in self._games(batch):
             if not record.clocked or record.status != GameStatus.ACTIVE:
@@ -408,16 +420,57 @@ class Automation:
                 retried.append((game_id, version))
         return retried
 
-    def _games(self, batch: int) -> Iterator[GameRecord]:
-        """Every game's record, newest first, ``batch`` per round trip."""
+    def repair_live_index(self, *, count: int = REPAIR_SLICE) -> list[str]:
+        """Read the next slice of ``floe:games`` (about ``count``, from a cursor kept in Redis)
+        and put back in the live index each game there that is not over; the ids put back.
+
+        The index is written beside each game's own write, never with it (another slot in a
+        cluster): this finds a game the index lacks, one made before the index existed
+        included, within one pass over all games, at a fixed cost per sweep.
+        """
         store = self._store
-        offset = 0
+        ids = store.games_slice(count)
+        live = [
+            game_id
+            for game_id, record in zip(ids, store.records(ids), strict=True)
+            if record is not None and record.status != GameStatus.OVER
+        ]
+        store.mark_live(live)
+        return live
+
+    def _games(self, batch: int) -> Iterator[GameRecord]:
+        """The records of the games not over (the live index, not every game), ``batch`` ids
+        per round trip. Ids whose game is over leave the index here; an id that names no game
+        leaves it once it has named none for ``MISSING_GRACE_SECONDS``."""
+        store = self._store
+        cursor, seen = 0, set[str]()
+        missing: list[str] = []
         while True:
-            ids = store.list_ids(offset=offset, limit=batch)
-            if not ids:
-                return
-            yield from (record for record in store.records(ids) if record is not None)
-            offset += batch
+            cursor, found = store.scan_live(cursor, batch)
+            ids = [game_id for game_id in dict.fromkeys(found) if game_id not in seen]
+            seen.update(ids)
+            over = []
+            for game_id, record in zip(ids, store.records(ids), strict=True):
+                if record is None:
+                    missing.append(game_id)
+                elif record.status == GameStatus.OVER:
+                    over.append(game_id)
+                else:
+                    yield record
+            store.forget_live(over)
+            if cursor == 0:
+                break
+        self._forget_missing(missing)
+
+    def _forget_missing(self, missing: list[str]) -> None:
+        """Drop from the live index the ids that have named no game for the grace period."""
+        if not missing and not self._missing:
+            return
+        now = self._monotonic()
+        first = {game_id: self._missing.get(game_id, now) for game_id in missing}
+        gone = [game_id for game_id, at in first.items() if now - at >= MISSING_GRACE_SECONDS]
+        self._store.forget_live(gone)
+        self._missing = {game_id: at for game_id, at in first.items() if game_id not in gone}
 
 
 class _Seeds:

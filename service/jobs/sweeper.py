@@ -13,6 +13,16 @@ lost with the queue Redis or a worker is late by a sweep at most.
 A bot move that failed is not lost: the sweeper leaves it alone (a worker retries it when
 it starts).
 
+A sweep reads only the games not over, the live index ``floe:live`` (``service.store.events``),
+never every game: its cost follows the live games, not the games ever played. The index is
+written beside each game's script (another slot in a cluster), added to before the game is
+created and removed from after it is over, so a crash between the two leaves a stale id (the
+sweep drops it on reading the game over, or missing for a minute), never a live game
+unlisted. For a game the index lacks anyway (made by a Floe before the index, or its entry
+lost), each sweep also reads a fixed slice of ``floe:games`` (``Automation.repair_live_index``,
+``REPAIR_SLICE`` ids, from a cursor kept in Redis) and puts back those not over: one full
+pass over all games finds every one, and a sweep costs O(live games + slice).
+
 Every worker runs a sweeper; one sweeps at a time, whichever holds the lock ``LOCK_KEY``
 (``hold_sweep_lock.lua``: taken with ``SET NX PX``, renewed by its holder, taken over by
 another once it lapses).
@@ -77,6 +87,7 @@ class Sweeper:
             StartedJobRegistry(queue=rq_queue).cleanup()
         self._queue.backlog.prune()
         self._automation.advance_tournaments()
+        self._automation.repair_live_index()
         for game_id, version, due in self._automation.waiting_timers():
             self._queue.enqueue("timeout", game_id, version, due=due)
         waiting = set(self._automation.waiting_jobs())

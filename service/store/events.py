@@ -11,6 +11,12 @@ Keys share the hash tag ``{<game_id>}`` so one game lives in one Redis Cluster s
 - ``floe:stats:bot-failures``  how many bot moves have failed, ever (a counter; not in a slot)
 - ``floe:bot-failed``   set of game ids whose bot move failed (for the retry at start-up; a
                         game leaves it once seen moving on)
+- ``floe:live``         set of the ids of games not over, so the sweeper reads those, not every
+                        game (not in a slot: written beside the game's script, as ``floe:games``
+                        is: added before the game is created, removed after it is over, so a
+                        crash between leaves a stale id, never a live game unlisted)
+- ``floe:live:repair``  where the sweeper's repair pass over ``floe:games`` stands (a ``ZSCAN``
+                        cursor): it puts back a game not over that ``floe:live`` lacks
 
 Streams are never trimmed and entries never edited.
 """
@@ -38,6 +44,10 @@ GAMES_INDEX = "floe:games"
 BOT_FAILURES_KEY = "floe:stats:bot-failures"
 #: The games whose last recorded bot move failed, so a retry reads those, not every game.
 BOT_FAILED_GAMES = "floe:bot-failed"
+#: The games not over (a set), so the sweeper reads only those (``Automation.waiting_jobs``).
+LIVE_GAMES = "floe:live"
+#: The repair pass's ``ZSCAN`` cursor over ``floe:games`` (``Automation.repair_live_index``).
+LIVE_REPAIR_CURSOR = "floe:live:repair"
 
 CREATE = Script.load(__package__, "create.lua")
 APPEND = Script.load(__package__, "append.lua")
@@ -162,6 +172,14 @@ class EventStore(EventReader, Protocol):
 
     def forget_bot_failures(self, game_ids: Sequence[str]) -> None: ...
 
+    def scan_live(self, cursor: int, count: int) -> tuple[int, list[str]]: ...
+
+    def mark_live(self, game_ids: Sequence[str]) -> None: ...
+
+    def forget_live(self, game_ids: Sequence[str]) -> None: ...
+
+    def games_slice(self, count: int) -> list[str]: ...
+
 
 class RedisEventStore:
     """Redis-streams event store. The connection is passed in; nothing connects at import."""
@@ -183,7 +201,12 @@ class RedisEventStore:
     ) -> None:
         """Write event 1, the secret seed and the game's metadata atomically."""
         gid = first.game_id
-        self._redis.zadd(GAMES_INDEX, {gid: created_ms})
+        # Listed before it exists (two slots: no MULTI in a cluster): a crash after this leaves
+        # an id with no game, which readers skip, never a game that no index names.
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.zadd(GAMES_INDEX, {gid: created_ms})
+        pipe.sadd(LIVE_GAMES, gid)
+        pipe.execute()
         try:
             result = self._acks.run(
                 self._create,
@@ -198,7 +221,10 @@ class RedisEventStore:
             )
         except redis.ResponseError:
             # Refused before its first write (a full Redis): list no game that does not exist.
-            self._redis.zrem(GAMES_INDEX, gid)
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.zrem(GAMES_INDEX, gid)
+            pipe.srem(LIVE_GAMES, gid)
+            pipe.execute()
             raise
         if _text(result) == "exists":
             raise GameExists(gid)
@@ -230,6 +256,10 @@ class RedisEventStore:
         )
         kind, text = _text(kind), _text(value)
         if kind == "ok":
+            if status == GameStatus.OVER:
+                # Only once the game is over: a crash before this leaves a stale entry, which
+                # the sweeper drops when it reads the game's record as over.
+                self._redis.srem(LIVE_GAMES, gid)
             return Appended(int(text))
         if kind == "duplicate":
             self._acks.confirm(events_key(gid))  # the first try's write: replicated now?
@@ -319,6 +349,31 @@ class RedisEventStore:
     def bot_failures(self) -> int:
         """How many bot moves have failed, across all games."""
         return int(self._redis.get(BOT_FAILURES_KEY) or 0)
+
+    def scan_live(self, cursor: int, count: int) -> tuple[int, list[str]]:
+        """One ``SSCAN`` step over the games not over: the next cursor (0 at the end) and
+        about ``count`` ids (an id may come twice while Redis rehashes the set)."""
+        following, ids = self._redis.sscan(LIVE_GAMES, cursor, count=count)
+        return int(following), [_text(i) for i in ids]
+
+    def mark_live(self, game_ids: Sequence[str]) -> None:
+        """Put games back in the live index (the repair pass: one listed before it existed)."""
+        if game_ids:
+            self._redis.sadd(LIVE_GAMES, *game_ids)
+
+    def forget_live(self, game_ids: Sequence[str]) -> None:
+        """Drop games from the live index (seen over, or never created)."""
+        if game_ids:
+            self._redis.srem(LIVE_GAMES, *game_ids)
+
+    def games_slice(self, count: int) -> list[str]:
+        """The next ``count`` or so ids of ``floe:games``, from where the last call stopped
+        (a ``ZSCAN`` cursor kept in Redis, so whichever worker sweeps goes on from there;
+        back to the start after the end). Every game is in some slice of each full pass."""
+        cursor = int(self._redis.get(LIVE_REPAIR_CURSOR) or 0)
+        following, entries = self._redis.zscan(GAMES_INDEX, cursor, count=count)
+        self._redis.set(LIVE_REPAIR_CURSOR, int(following))
+        return [_text(member) for member, _score in entries]
 
 
 def _decode(entries: Any) -> list[StoredEvent]:
