@@ -31,7 +31,7 @@ PIP_COMPILE := CUSTOM_COMPILE_COMMAND='make lock' $(BIN)/python -m piptools comp
 LINT_PATHS := $(wildcard domain service replay bench tests)
 
 .DELETE_ON_ERROR:
-.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament bench-cluster bench-servers clean chromium docs
+.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament bench-cluster bench-servers clean chromium postgresql docs
 
 # The runtime only (what `make run` needs); install-dev adds every development tool.
 .venv install: $(RUN_STAMP)
@@ -78,12 +78,25 @@ chromium:
 	  test -x $(CHROMIUM) || { echo "make: the browser tests need $(CHROMIUM): install Debian's chromium package (sudo apt-get install chromium)" >&2; exit 1; }; \
 	}
 
+# The archive's tests (tests/integration/test_archive.py) start a private PostgreSQL from
+# Debian's package (never a server already running): install `postgresql` when no
+# /usr/lib/postgresql/*/bin/postgres exists, as root with apt-get, as for chromium.
+# (The cluster Debian's package may set up on 5432 is never used: each session makes its own.)
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing Debian's postgresql for the archive tests"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql; \
+	  fi; \
+	  ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { echo "make: the archive tests need PostgreSQL: install Debian's postgresql package (sudo apt-get install postgresql)" >&2; exit 1; }; \
+	}
+
 # Every test (no path given: pytest uses testpaths from pyproject.toml), on TEST_WORKERS xdist
 # workers: those that run Floe's services (floe run, gunicorn, workers, the cluster, Chromium;
 # tests/conftest.py groups them) one at a time on one worker, the rest beside them.
 # TEST_WORKERS=0 runs everything in the one pytest process.
 TEST_WORKERS ?= 2
-test: $(DEV_STAMP) chromium
+test: $(DEV_STAMP) chromium postgresql
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # The fast lane, about a minute: lint and types, then the tests that no marker calls slow,

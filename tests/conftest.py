@@ -27,6 +27,9 @@ from tests.support.markers import SERVICES, marks_for
 from tests.support.waiting import AT_LENGTH
 from tests.support.workers import StartWorker
 
+# A private PostgreSQL (postgres_server, postgres_url) for the archive's tests.
+pytest_plugins = ["tests.support.postgres"]
+
 # Property tests are judged by what they find, never by how fast a busy machine runs them:
 # no per-example deadline and no "too slow" health check, unless a test sets its own.
 settings.register_profile(
