@@ -1,4 +1,5 @@
-"""Which archive a URL names (``FLOE_ARCHIVE_URL``): the one place a scheme is read."""
+"""Which archive a URL names (the archive setting, once the service reads one): the one place a
+scheme is read."""
 
 from __future__ import annotations
 
