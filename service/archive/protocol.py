@@ -29,7 +29,7 @@ class BadCursor(InvalidRequest):
     """A search cursor this archive did not hand out (or one that was tampered with)."""
 
     def __init__(self) -> None:
-        super().__init__("invalid_cursor", "the cursor is not one a search handed out")
+        super().__init__("invalid_query", "cursor: not one a search handed out")
 
 
 def check_time(value: str, what: str) -> str:
