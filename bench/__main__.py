@@ -6,7 +6,9 @@ tables of simulated swiss and round-robin events, the pairings before seat balan
 those of now, in process), (k) (``bench.signing``: server CPU a move for signed posts
 against unsigned ones in the same run, and Ed25519's cost in process) and (l)
 (``bench.sweeping``: a sweep's reads with 200 live games as finished ones pile up, against
-reading every game's record); (g) and (h) run when asked for (``--only``).
+reading every game's record) and (m) (``bench.archiving``: 10,000 short bot games through a
+real ``floe run`` with archiving on, Redis's memory after the first 500 and at the end);
+(g) and (h) run when asked for (``--only``).
 
 (a) puts Floe's move path beside a bare XADD route and beside boardgame.io 0.50.2 (in-memory
 and FlatFile stores, ``bench.peer``: needs ``node`` and ``npm``, and ``npm ci``s
@@ -34,6 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench import (
+    archiving,
     clocks,
     cluster,
     dice,
@@ -83,13 +86,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "clocks, and moves with a clock against moves without; (j) pairings: seat balance and "
         "repeated tables over simulated tournaments, before and after seat balancing; (k) "
         "signing: server CPU a move, signed posts against unsigned, and Ed25519 in process; (l) "
-        "sweeping: a sweep's reads as finished games pile up (0, 5,000, 20,000).",
+        "sweeping: a sweep's reads as finished games pile up (0, 5,000, 20,000); (m) archiving: "
+        "10,000 short bot games through floe run with archiving on, Redis memory early and "
+        "late, the archive's size.",
     )
     parser.add_argument("--quick", action="store_true", help="short runs (about 1 minute)")
     parser.add_argument(
         "--only",
         type=_csv,
-        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f,i,j,k,l")),
+        default=_csv(_env("BENCH_ONLY", "a,b,c,d,e,f,i,j,k,l,m")),
         help="which benchmarks, e.g. a,c (env BENCH_ONLY)",
     )
     parser.add_argument(
@@ -237,6 +242,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=None,
         help="(k) rounds of a signed and an unsigned window each (4, quick 2)",
     )
+    parser.add_argument(
+        "--archive-games",
+        type=int,
+        default=None,
+        help="(m) bot games played through floe run (10000, quick 2000)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
     args = parser.parse_args(argv)
@@ -346,6 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "i" in args.only:  # its own floe run-like stack: bench/clocks.py says what it measures
         # One address makes a thousand live games: no per-creator quotas (as below).
         os.environ.setdefault("FLOE_LIVE_GAMES_PER_CREATOR", "0")
+        os.environ.setdefault("FLOE_STORED_BYTES_PER_CREATOR", "0")
         os.environ.setdefault("FLOE_BOT_GAMES_PER_CREATOR", "0")
         clocks.run(report, config=clocks_config(args), log=log)
 
@@ -357,6 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if "k" in args.only:  # its own stack; bench/signing.py says what it measures
         os.environ.setdefault("FLOE_LIVE_GAMES_PER_CREATOR", "0")
+        os.environ.setdefault("FLOE_STORED_BYTES_PER_CREATOR", "0")
         os.environ.setdefault("FLOE_BOT_GAMES_PER_CREATOR", "0")
         measured = signing.Config.quick() if args.quick else signing.Config()
         if args.signing_windows is not None:
@@ -366,6 +379,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "l" in args.only:  # its own Redis; bench/sweeping.py says what it measures
         swept = sweeping.Config.quick() if args.quick else sweeping.Config()
         sweeping.run(report, config=swept, log=log)
+
+    if "m" in args.only:  # its own floe run; bench/archiving.py says what it measures
+        archived = archiving.Config.quick() if args.quick else archiving.Config()
+        if args.archive_games is not None:
+            archived = dataclasses.replace(
+                archived, games=args.archive_games, early=min(archived.early, args.archive_games)
+            )
+        archiving.run(report, config=archived, log=log)
 
     scripts: list[list[policy.Step]] = []
     if run_a:
@@ -378,6 +399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Every client is 127.0.0.1 and (a) makes hundreds of games: no per-creator quotas
         # (gunicorn reads them from the environment, as it does the rate limits).
         os.environ.setdefault("FLOE_LIVE_GAMES_PER_CREATOR", "0")
+        os.environ.setdefault("FLOE_STORED_BYTES_PER_CREATOR", "0")
         os.environ.setdefault("FLOE_BOT_GAMES_PER_CREATOR", "0")
         queue = args.dice_queue if run_d else "store"
         with dice.queue_redis(queue) as queue_url, Stack() as stack:

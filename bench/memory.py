@@ -93,7 +93,12 @@ class CountingQueue:
 
 
 def make_floe(client: redis.Redis, cache_bytes: int) -> Floe:
-    settings = Settings(cache_bytes=cache_bytes, bot_games_per_creator=0, live_games_per_creator=0)
+    settings = Settings(
+        cache_bytes=cache_bytes,
+        bot_games_per_creator=0,
+        live_games_per_creator=0,
+        stored_bytes_per_creator=0,
+    )
     return build(settings, redis_client=client, jobs=CountingQueue())
 
 

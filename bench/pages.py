@@ -14,6 +14,14 @@ connection, as the page would:
 The long game: four seats of Ice Breakers, each posting random legal actions through the API;
 it is still in play when timed, as a watched game would be.
 
+Then the game ends (a seat resigns) and the replay page's three requests are timed twice
+more: on the finished game still in Redis, and once a mover (in this process, on the same
+Redis and the run's own archive, ``archive.sqlite3`` in its data directory) has moved it to
+the archive. The API's processes then read it from the archive once and from their cache
+after (``service.archive.reads``); the ratio archived / in Redis is the figure to read.
+``floe run``'s own movers are held off (``FLOE_ARCHIVE_AFTER_S`` of an hour) so the game
+stays in Redis until the bench moves it.
+
 Times are measured by the client on loopback, so they hold the server's time and a little
 more. ``python -m bench.pages [--events 1000] [--samples 200]``; results go to BENCHMARKS.md
 by hand (measured, not asserted by any test).
@@ -33,6 +41,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from service.bootstrap import build
+from service.settings import Settings
 from tests.support.floe_run import floe_run
 
 #: Four seats of Ice Breakers played through the API by ``long_game``: its games run to a
@@ -42,9 +52,17 @@ ORGANIZER = "organizer-token-for-bench-pages"
 ENV = {
     "FLOE_BOT_GAMES_PER_CREATOR": "0",
     "FLOE_LIVE_GAMES_PER_CREATOR": "0",
+    "FLOE_STORED_BYTES_PER_CREATOR": "0",
     "FLOE_JOB_WORKERS": "2",
     "FLOE_ORGANIZER_TOKEN": ORGANIZER,
+    "FLOE_ARCHIVE_AFTER_S": "3600",
 }
+#: The replay page's requests, timed live, over in Redis and archived.
+REPLAY = (
+    ("GET state?version=N", "state"),
+    ("GET board.svg?version=N", "board"),
+    ("GET events?after=N-1&limit=1", "event"),
+)
 
 
 class Client:
@@ -76,12 +94,12 @@ class Client:
         return json.loads(raw)
 
 
-def long_game(client: Client, events: int, rng: random.Random) -> str:
+def long_game(client: Client, events: int, rng: random.Random) -> tuple[str, list[str]]:
     """A game played through the API to ``events`` events (or the longest of a few, should
     they all end sooner): each seat to act posts a random legal action, rather one that does
     something than ``end_turn`` or ``pass`` (longer turns, so more events), with ``?wait=``
     for the draws it causes."""
-    best = (0, "")
+    best: tuple[int, str, list[str]] = (0, "", [])
     for _ in range(5):
         created = client.json("POST", "/v1/games?wait=10", LONG_GAME)
         game_id, tokens = created["id"], [seat["token"] for seat in created["seats"]]
@@ -100,10 +118,11 @@ def long_game(client: Client, events: int, rng: random.Random) -> str:
             }
             path = f"/v1/games/{game_id}/actions?wait=10"
             version = client.json("POST", path, body, token=token)["version"]
-        best = max(best, (version, game_id))
+        if version > best[0]:
+            best = (version, game_id, tokens)
         if version >= events:
             break
-    return best[1]
+    return best[1], best[2]
 
 
 def p99(samples: list[float]) -> float:
@@ -122,7 +141,7 @@ def run(events: int, samples: int, seed: int) -> list[dict[str, Any]]:
     ):
         client = Client(floe.port)
         started = time.perf_counter()
-        game_id = long_game(client, events, rng)
+        game_id, tokens = long_game(client, events, rng)
         last = client.json("GET", f"/v1/games/{game_id}")["version"]
         log(f"played {game_id} to {last} events in {time.perf_counter() - started:.0f} s")
         _, export, _ = client.request("GET", f"/v1/games/{game_id}/export", token=ORGANIZER)
@@ -161,29 +180,72 @@ def run(events: int, samples: int, seed: int) -> list[dict[str, Any]]:
                 ),
             ),
         ]
-        results = []
-        for name, make in requests:
-            times = []
-            size = 0
-            count = samples if "replays" not in name else max(20, samples // 10)
-            for _ in range(count + 5):
-                method, path, body, kind = make()
-                status, raw, seconds = client.request(method, path, body, kind)
-                assert status == 200, (path, status, raw[:200])
-                times.append(seconds)
-                size = max(size, len(raw))
-            times = times[5:]  # the first few warm the caches
-            results.append(
-                {
-                    "request": name,
-                    "n": len(times),
-                    "p50_ms": round(1000 * statistics.median(times), 1),
-                    "p99_ms": round(1000 * p99(times), 1),
-                    "max_bytes": size,
-                }
-            )
+        results = timed(client, requests, samples)
+        replay = [(name, at_random(what)) for name, what in REPLAY]
+        ended = end(client, game_id, tokens)
+        log(f"{game_id} ended at v{ended}: the replay page again, over in Redis")
+        over = timed(client, replay, samples)
+        move(Path(data), game_id)
+        log(f"{game_id} moved to the archive: the replay page again")
+        archived = timed(client, replay, samples)
+        for before, after in zip(over, archived, strict=True):
+            results.append({**before, "request": f"{before['request']} (over, in Redis)"})
+            ratio = after["p50_ms"] / before["p50_ms"] if before["p50_ms"] else float("nan")
+            results.append({**after, "request": f"{after['request']} (archived, p50 x{ratio:.2f})"})
         results.insert(0, {"game": game_id, "events": last, "export_bytes": len(export)})
         return results
+
+
+Request = tuple[str, Callable[[], tuple[str, str, bytes | None, str]]]
+
+
+def timed(client: Client, requests: list[Request], samples: int) -> list[dict[str, Any]]:
+    """Each request ``samples`` times (after 5 that warm the caches): p50, p99, size."""
+    results = []
+    for name, make in requests:
+        times = []
+        size = 0
+        count = samples if "replays" not in name else max(20, samples // 10)
+        for _ in range(count + 5):
+            method, path, body, kind = make()
+            status, raw, seconds = client.request(method, path, body, kind)
+            assert status == 200, (path, status, raw[:200])
+            times.append(seconds)
+            size = max(size, len(raw))
+        times = times[5:]  # the first few warm the caches
+        results.append(
+            {
+                "request": name,
+                "n": len(times),
+                "p50_ms": round(1000 * statistics.median(times), 1),
+                "p99_ms": round(1000 * p99(times), 1),
+                "max_bytes": size,
+            }
+        )
+    return results
+
+
+def end(client: Client, game_id: str, tokens: list[str]) -> int:
+    """End the game: its first seat resigns (in Ice Breakers, the crew's failure)."""
+    version = client.json("GET", f"/v1/games/{game_id}")["version"]
+    body = {"action": {"type": "resign"}, "expected_version": version, "command_id": "bench-end"}
+    path = f"/v1/games/{game_id}/actions"
+    answered = client.json("POST", path, body, token=tokens[0])
+    return int(answered["version"])
+
+
+def move(data_dir: Path, game_id: str) -> None:
+    """Move the finished game to ``floe run``'s archive, as its workers' mover would."""
+    settings = Settings(
+        redis_url=f"unix://{data_dir / 'redis' / 'redis.sock'}",
+        archive_url=f"sqlite:///{data_dir.resolve() / 'archive.sqlite3'}",
+        archive_after_s=0,
+    )
+    floe = build(settings)
+    assert floe.mover is not None
+    why = floe.mover.move(game_id)
+    assert why is None, why
+    floe.redis.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,7 +28,6 @@ event. Also the mean time to make a round.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -37,7 +36,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.report import Report, Result, table
+from bench.report import Report, Result
 from domain.tournament import v1
 from domain.tournament.plan import RULES_VERSION, Plan, PlayedRound
 from domain.tournament.rounds import Round
@@ -234,11 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = Config(args.events or config.events, args.seed)
     report = Report()
     run(report, config=config, log=lambda message: print(message, file=sys.stderr))
-    print(table(report.results))
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    document = {"results": [r.to_json() for r in report.results], "details": report.details}
-    args.output.write_text(json.dumps(document, indent=2) + "\n")
-    print(f"wrote {args.output}")
+    report.write(args.output)
     return 0
 
 

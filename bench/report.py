@@ -5,6 +5,7 @@ One small place for these so every benchmark reports alike and the JSON is one s
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import platform
@@ -12,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 Goal = Literal[">=", "<="]
@@ -49,6 +51,14 @@ class Report:
     def add(self, result: Result) -> Result:
         self.results.append(result)
         return result
+
+    def write(self, output: Path) -> None:
+        """Print the table and write the JSON report to ``output`` (a module run alone)."""
+        print(table(self.results))
+        output.parent.mkdir(parents=True, exist_ok=True)
+        document = {"results": [r.to_json() for r in self.results], "details": self.details}
+        output.write_text(json.dumps(document, indent=2) + "\n")
+        print(f"wrote {output}")
 
 
 def percentile(samples: Sequence[float], pct: float) -> float:

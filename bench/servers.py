@@ -181,6 +181,7 @@ def server_env(redis_url: str) -> dict[str, str]:
         "FLOE_RATE_LIMIT_PER_TOKEN": str(10**9),
         "FLOE_RATE_LIMIT_PER_ADDRESS": str(10**9),
         "FLOE_LIVE_GAMES_PER_CREATOR": "0",
+        "FLOE_STORED_BYTES_PER_CREATOR": "0",
         "FLOE_BOT_GAMES_PER_CREATOR": "0",
         # Off so that 200 idle streams from 127.0.0.1 really are 200 (module docstring).
         "FLOE_LONG_REQUESTS_PER_ADDRESS": "0",

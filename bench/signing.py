@@ -238,6 +238,7 @@ def api_in_process(script: Sequence[policy.Step], config: Config) -> dict[str, A
                 rate_limit_per_token=10**9,  # counted (part of the cost), never throttling
                 rate_limit_per_address=10**9,
                 live_games_per_creator=0,
+                stored_bytes_per_creator=0,
                 bot_games_per_creator=0,
             )
             client = create_app(settings).test_client()

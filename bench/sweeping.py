@@ -1,13 +1,13 @@
 """(l) Sweeping: what one sweep reads costs as finished games pile up (issue 26).
 
-``python -m bench --only l`` (or ``python -m bench.sweeping``). A private redis-server (the
-tests' ``RedisServer`` with ``EPHEMERAL_CONFIG``, a free port on 127.0.0.1) holds ``--live``
-bot games made through the service's own create (each waits on a worker for its bot's move)
-and finished games written straight through the store (``RedisEventStore.create``, then one
-append with status ``over``, as the service ends a game: fast, and each leaves the live
-index). Finished games are added in steps (``--finished``, cumulative: 0, 5,000, 20,000), and
-at each step, in the same run, the best of ``--repeats`` timings (the least disturbed by
-whatever else the machine runs) of:
+``python -m bench --only l`` (or ``python -m bench.sweeping``). A private redis-server
+(``bench.in_process``: the tests' ``RedisServer`` in memory, a free port on 127.0.0.1) holds
+``--live`` bot games made through the service's own create (each waits on a worker for its
+bot's move) and finished games written straight through the store
+(``RedisEventStore.create``, then one append with status ``over``, as the service ends a
+game: fast, and each leaves the live index). Finished games are added in steps
+(``--finished``, cumulative: 0, 5,000, 20,000), and at each step, in the same run, the best
+of ``--repeats`` timings (the least disturbed by whatever else the machine runs) of:
 
 - **a sweep's reads**: ``Automation.repair_live_index`` (its fixed slice of ``floe:games``),
   ``waiting_timers`` and ``waiting_jobs``, what ``Sweeper.sweep`` reads from the event store;
@@ -21,27 +21,21 @@ sweep's cost follows the live games, not the games ever played.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import redis
-
-from bench.report import Report, Result, table
+from bench.in_process import counting_floe, ephemeral_redis
+from bench.report import Report, Result
 from domain.engine.log import GENESIS_HASH, seal
 from domain.engine.status import GameStatus
 from domain.engine.types import Event
-from service.bootstrap import Floe, build
+from service.bootstrap import Floe
 from service.games.access import Viewer
 from service.games.commands import CreateGame, NewPlayer
-from service.games.follow_ups import JobKind
-from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
-from service.settings import Settings
 from service.store.events import LIVE_GAMES, EventStore
 
 GROUP = "(l) sweeping"
@@ -63,17 +57,6 @@ class Config:
     @classmethod
     def quick(cls) -> Config:
         return cls(finished=(0, 2000, 8000), repeats=9)
-
-
-class CountingQueue:
-    """A job queue that only counts: nothing here runs a job."""
-
-    def __init__(self) -> None:
-        self.jobs = 0
-
-    def enqueue(self, kind: JobKind, game_id: str, version: int, *, due: int | None = None) -> bool:
-        self.jobs += 1
-        return True
 
 
 def add_finished(store: EventStore, start: int, count: int) -> None:
@@ -131,13 +114,9 @@ def best_ms(action: Callable[[], int], repeats: int) -> tuple[float, int]:
 def measure(config: Config, log: Log) -> list[dict[str, Any]]:
     """Each step's figures, in one run on one Redis."""
     steps: list[dict[str, Any]] = []
-    with (
-        tempfile.TemporaryDirectory(prefix="floe-bench-sweep-") as data,
-        RedisServer(data, config=EPHEMERAL_CONFIG) as server,
-    ):
-        client = redis.Redis.from_url(server.url)
-        settings = Settings(live_games_per_creator=0, bot_games_per_creator=0)
-        floe = build(settings, redis_client=client, jobs=CountingQueue())
+    with ephemeral_redis("floe-bench-sweep-") as server:
+        client = server.client()
+        floe = counting_floe(client)
         log(f"(l) {config.live} live bot games, through the service's create")
         for _ in range(config.live):
             players = (NewPlayer("bot", "random"), NewPlayer("ann"))
@@ -206,11 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     report = Report()
     run(report, config=config, log=lambda message: print(message, file=sys.stderr))
-    print(table(report.results))
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    document = {"results": [r.to_json() for r in report.results], "details": report.details}
-    args.output.write_text(json.dumps(document, indent=2) + "\n")
-    print(f"wrote {args.output}")
+    report.write(args.output)
     return 0
 
 

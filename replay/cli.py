@@ -5,6 +5,9 @@ Every file is untrusted input: ``verify`` gives each its own verdict whatever it
 ``show``/``step`` audit the log first and show only the versions the audit passed, under a
 banner saying why the others are not shown (docs/guide/replay.md).
 
+``verify`` also reads dumps (``floe archive dump``'s ``.ndjson.zst``): each game in one gets
+its own verdict (``replay.dump_audit``).
+
 Exit codes: ``verify`` 0 when every verdict is ok, else 1; ``show``/``step`` 0 when shown, 1
 when the version asked for lies in the part of the log that fails verification, 2 when
 nothing can be shown (unreadable, no usable first event, no such version, no terminal).
@@ -18,7 +21,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from replay import source
 from replay.bots import ReplayTally
+from replay.dump import is_dump
 from replay.verify import Verdict, verify_lines
 
 if TYPE_CHECKING:
@@ -73,6 +78,17 @@ tournaments:
   status, reason, rounds, planned_rounds, cancelled, rules_version, games, problems,
   unchecked, standings, crosstable, decisions, unsigned_players and bot_replay (status,
   games with bots, replayed, moves); each game has its bot_replay and unsigned_seats too.
+
+dumps:
+  a file whose name ends .zst, or that starts with zstandard's magic bytes, is a dump
+  (floe archive dump): many games' export lines, one game after another, in one
+  zstandard stream. It is read as a stream, and each game in it is verified exactly as
+  its own export file would be, with its own verdict named FILE#N (its place in the dump,
+  1 for the first) and the game id its log holds, e.g. "dump.ndjson.zst#7 (game g-18):
+  ok"; line numbers in a reason count from the game's first line. Each game counts in
+  the summary. A dump that is corrupt, cut short or no zstandard at all ends with one
+  failed verdict: for the game it breaks off in (not verified), or for the file when no
+  game had begun. show and step do not read dumps.
 
 receipts:
   --receipts FILE holds receipts players kept (JSON lines {"game_id", "version", "mark",
@@ -208,6 +224,7 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
         return 0
     if (args.receipts is None) != (args.keys is None):
         check.error("--receipts and --keys go together: the receipts, and the keys to check them")
+    held: dict[str, list[str]] = {}  # the lines of the dump's game being judged
     receipts = None
     if args.receipts is not None:
         from replay.receipts import ReceiptCheck, ReceiptsError, read_keys, read_receipts
@@ -217,25 +234,32 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
         except ReceiptsError as error:
             print(f"floe replay verify: {error}", file=sys.stderr)
             return 2
-        receipts = ReceiptCheck(kept, keys, partial(source.read, open_store=open_store))
+
+        def read_again(name: str) -> list[str]:
+            return held[name] if name in held else source.read(name, open_store)
+
+        receipts = ReceiptCheck(kept, keys, read_again)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
+    from replay.dump_audit import audit_dump
     from replay.timeline import printable
     from replay.tournament import audit_file, is_tournament_file
 
-    sets = {n for n in args.games if source.is_file(n) and is_tournament_file(n)}
-    games = [n for n in args.games if n not in sets]
+    dumps = {n for n in args.games if is_dump(n)}
+    sets = {n for n in args.games if n not in dumps and source.is_file(n)}
+    sets = {n for n in sets if is_tournament_file(n)}
+    games = [n for n in args.games if n not in sets and n not in dumps]
     bots = args.bot_replay
     one = partial(verify_one, bot_replay=bots)
     found = iter(
         verify_all(games, jobs=args.jobs, progress=progress, open_store=open_store, check=one)
     )
-    verdicts: list[Verdict | TournamentVerdict] = []
-    for name in args.games:  # in the order named; a tournament export is audited as a whole
-        verdict = audit_file(name, bot_replay=bots) if name in sets else next(found)
+    tally: Counter[str] = Counter()
+
+    def report(name: str, verdict: Verdict | TournamentVerdict) -> None:
         kept_for: list[GameReceipts] = []
         if receipts is not None:
             verdict, kept_for = receipts.judge(name, verdict)
-        verdicts.append(verdict)
+        tally[verdict.status] += 1
         if args.json:
             document = as_json(verdict)
             if receipts is not None:
@@ -248,14 +272,29 @@ def _main(argv: list[str], open_store: source.OpenStore | None) -> int:
         if not args.json:
             for line in (line for game in kept_for for line in game.lines()):
                 print(printable(f"{verdict.name}: {line}"))
+
+    for name in args.games:  # in the order named; a tournament export is audited as a whole
+        if name not in dumps:
+            report(name, audit_file(name, bot_replay=bots) if name in sets else next(found))
+            continue
+        meter = DumpProgress(name, sys.stderr) if progress else None
+        for game, verdict in audit_dump(name, bot_replay=bots, jobs=args.jobs):
+            named = verdict.file or name
+            held[named] = [] if game is None else game.lines
+            report(named, verdict)
+            held.clear()
+            if meter is not None:
+                meter.tick(None if game is None else game.read)
+        if meter is not None:
+            meter.close()
     if receipts is not None and args.json:
         print(json.dumps(receipts.closing_json(args.receipts)))
     elif receipts is not None:
         for line in receipts.closing_lines(args.receipts):
             print(printable(line))
     if not args.json:
-        print(summary(verdicts))
-    return 0 if all(v.status == "ok" for v in verdicts) else 1
+        print(summary(tally))
+    return 0 if tally.keys() <= {"ok"} else 1
 
 
 def no_bot_replay(command: argparse.ArgumentParser) -> None:
@@ -298,12 +337,11 @@ def tournament_report(verdict: TournamentVerdict) -> list[str]:
     return lines
 
 
-def summary(verdicts: Sequence[Verdict | TournamentVerdict]) -> str:
-    """``N ok, N incomplete, N failed``."""
-    counts = {status: 0 for status in ("ok", "incomplete", "failed")}
-    for verdict in verdicts:
-        counts[verdict.status] += 1
-    return ", ".join(f"{n} {status}" for status, n in counts.items())
+def summary(tally: Mapping[str, int]) -> str:
+    """``N ok, N incomplete, N failed``, from the verdicts counted by status."""
+    return ", ".join(
+        f"{tally.get(status, 0)} {status}" for status in ("ok", "incomplete", "failed")
+    )
 
 
 def look(args: argparse.Namespace, open_store: source.OpenStore | None = None) -> int:
@@ -315,6 +353,12 @@ def look(args: argparse.Namespace, open_store: source.OpenStore | None = None) -
         print(printable(message), file=sys.stderr)
         return code
 
+    if is_dump(args.game):
+        return refuse(
+            f"{args.game} is a dump of many games: {args.command} reads one game's export "
+            "(floe replay verify reads dumps)",
+            2,
+        )
     choice = Choice(args.game_id, args.round, args.table)
     try:
         timeline = load(args.game, open_store, bot_replay=args.bot_replay, choice=choice)
@@ -531,3 +575,36 @@ class Progress:
         if self.live:
             self.stream.write("\n")
             self.stream.flush()
+
+
+class DumpProgress:
+    """``verified N games, P% of FILE`` on ``stream`` (stderr) while a dump is verified: its
+    games are not counted before they are read, so the share is of the file's bytes read
+    (at most 99% until the last verdict, since the file is read ahead of the verdicts).
+    Redrawn in place on a terminal, else a line each tenth of the way and one at the end."""
+
+    def __init__(self, path: str, stream: TextIO) -> None:
+        self.path, self.stream, self.games, self.tenths = path, stream, 0, 0
+        self.live = stream.isatty()
+        try:
+            self.size = max(os.path.getsize(path), 1)
+        except OSError:
+            self.size = 1
+
+    def tick(self, read: int | None) -> None:
+        """One more verdict; ``read``: the dump's bytes read by then (None: its last)."""
+        self.games += 1
+        share = 0.99 if read is None else min(read / self.size, 0.99)
+        if self.live:
+            self._show(share, "\r")
+        elif int(10 * share) > self.tenths:
+            self.tenths = int(10 * share)
+            self._show(share, "", "\n")
+
+    def close(self) -> None:
+        self._show(1.0, "\r" if self.live else "", "\n")
+
+    def _show(self, share: float, start: str, end: str = "") -> None:
+        games = "1 game" if self.games == 1 else f"{self.games} games"
+        self.stream.write(f"{start}verified {games}, {share:.0%} of {self.path}{end}")
+        self.stream.flush()

@@ -16,6 +16,10 @@ from domain.ai import policies as bot_policies
 from domain.ai.policy import Policy
 from domain.games import load_game_module
 from replay.ed25519 import signature_is_valid
+from service.archive.moving import Mover
+from service.archive.opening import open_archive
+from service.archive.protocol import Archive
+from service.archive.reads import ArchiveBackedStore
 from service.clock import Clock, utc_now
 from service.games.access import Viewer, resolve
 from service.games.commands import GameCommands
@@ -30,6 +34,7 @@ from service.keys.receipts import Receipts
 from service.limits.long_requests import LongRequestSlots
 from service.limits.quotas import CreatorQuotas, QuotaLimits
 from service.limits.rate_limits import Limits, RateLimiter
+from service.limits.storage import StorageBudget
 from service.redis.connect import connect, connect_queue
 from service.settings import Settings
 from service.store import codec
@@ -69,6 +74,10 @@ class Floe:
     #: Signs a receipt for every event shown (the service key: ``FLOE_SERVICE_KEY_FILE``, or
     #: one held in memory when the settings name no file).
     receipts: Receipts
+    #: Where finished games move (``FLOE_ARCHIVE_URL``); None: they stay in Redis.
+    archive: Archive | None = None
+    #: The workers' mover of finished games into ``archive`` (None without one).
+    mover: Mover | None = None
 
     def viewer(self, authorization: str | None) -> Viewer:
         """Who an ``Authorization`` header names: a seat, a tournament player, the organizer
@@ -95,15 +104,22 @@ def build(
     jobs: JobQueue | None = None,
     policies: Mapping[str, Policy] | None = None,
     hooks: JobHooks | None = None,
+    archive: Archive | None = None,
 ) -> Floe:
-    """Build Floe from ``settings`` (default: the environment) and what tests pass in."""
+    """Build Floe from ``settings`` (default: the environment) and what tests pass in
+    (``archive``: one already open, instead of ``FLOE_ARCHIVE_URL``'s)."""
     settings = settings or Settings.from_env()
     load_games(settings.game_modules)
     client = redis_client or connect(settings)
     queue_client = connect_queue(settings, client)
     signals = AppendSignals(client)
     acks = ReplicaAcks(client, settings.replica_acks, settings.replica_ack_timeout_ms)
-    store = RedisEventStore(client, signals, acks)
+    archive = archive or (open_archive(settings.archive_url) if settings.archive_url else None)
+    store: RedisEventStore = (
+        RedisEventStore(client, signals, acks)
+        if archive is None
+        else ArchiveBackedStore(client, signals, acks, archive=archive)
+    )
     repository = GameRepository(store, clock, cache_bytes=settings.cache_bytes)
     queue = jobs or RqJobQueue(queue_client, bot_move_seconds=settings.bot_move_seconds)
     limits = Limits(
@@ -118,14 +134,26 @@ def build(
         ),
         clock,
         store,
+        storage=StorageBudget(
+            client,
+            store,
+            settings.stored_bytes_per_creator,
+            archive_after_s=None if archive is None else settings.archive_after_s,
+        ),
     )
-    commands = GameCommands(repository, queue, signature_is_valid, quotas)
+    commands = GameCommands(
+        repository, queue, signature_is_valid, quotas, events_per_game=settings.events_per_game
+    )
     table_limits = TableLimits(
         ttl_seconds=settings.table_ttl_seconds,
         open_per_creator=settings.open_tables_per_creator,
     )
-    tournaments = Tournaments(
-        TournamentStore(client, acks), commands, repository, store, clock, jobs=queue
+    tournament_store = TournamentStore(client, acks, archive=archive, clock=clock)
+    tournaments = Tournaments(tournament_store, commands, repository, store, clock, jobs=queue)
+    mover = (
+        None
+        if archive is None
+        else Mover(store, archive, tournament_store, clock, after_s=settings.archive_after_s)
     )
     return Floe(
         settings=settings,
@@ -145,12 +173,15 @@ def build(
             bot_policies(codec.canonical_bytes) if policies is None else policies,
             hooks,
             bot_move_seconds=settings.bot_move_seconds,
+            events_per_game=settings.events_per_game,
             tournaments=tournaments,
         ),
         jobs=queue,
         rate_limiter=RateLimiter(client, limits, clock, cluster=settings.redis_cluster),
         long_requests=LongRequestSlots(client, settings.long_requests_per_address, clock),
         receipts=Receipts(service_key.for_file(settings.service_key_file), store.seed),
+        archive=archive,
+        mover=mover,
     )
 
 
@@ -178,4 +209,5 @@ def build_worker(
         burst=burst,
         retry_failed=retry_failed,
         deadline_of=deadline_of,
+        mover=floe.mover,
     )

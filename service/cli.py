@@ -1,4 +1,5 @@
-"""The ``floe`` console script: ``serve``, ``worker``, ``run``, ``keys`` and ``replay``.
+"""The ``floe`` console script: ``serve``, ``worker``, ``run``, ``keys``, ``archive`` and
+``replay``.
 
 Each command reads the settings once and builds what it needs through ``service.bootstrap``;
 ``replay`` gets the event store handed in, so the replay tools never import the service.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -45,6 +47,33 @@ def main(argv: list[str] | None = None) -> int:
     )
     keys.add_argument("action", choices=("show", "rotate"))
     keys.add_argument("--file", type=Path, help="the key file (default: as above)")
+    archive = commands.add_parser(
+        "archive",
+        help="the finished games moved out of Redis (FLOE_ARCHIVE_URL)",
+        description="The archive FLOE_ARCHIVE_URL names (else archive.sqlite3 in "
+        "FLOE_DATA_DIR, where floe run keeps it).",
+    )
+    archived = archive.add_subparsers(dest="archive_command", required=True)
+    dump = archived.add_parser(
+        "dump",
+        help="write archived games to one .ndjson.zst file that floe replay verify audits",
+        description="Write every archived game that ended at or after --since, oldest first: "
+        "each game's export lines, one zstandard-compressed stream. The file is written "
+        "beside its name and renamed into place at the end; what was written goes to stderr.",
+    )
+    dump.add_argument(
+        "--since",
+        type=_since,
+        metavar="DATE",
+        help="a date (2026-11-01: from its midnight UTC) or a time (2026-11-01T00:00:00Z); "
+        "default: every game",
+    )
+    dump.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="the file to write, - for stdout (default: floe-games-<UTC date>.ndjson.zst)",
+    )
     commands.add_parser("replay", help="export and verify games (floe replay --help)")
     if argv[:1] == ["run"]:
         from service.run.supervisor import run
@@ -65,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "keys":
         return _keys(args.action, args.file or _key_file(settings))
+    if args.command == "archive":
+        return _archive_dump(settings.archive_url, args.since, args.output)
     if args.command == "serve":
         from service.api.app import create_app
 
@@ -108,6 +139,73 @@ def _keys(action: str, path: Path) -> int:
         print(f"floe keys: error: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _since(text: str) -> str:
+    """``--since`` for argparse: a bad one is a usage error (exit 2) saying what is taken."""
+    from service.archive.dump import since_time
+
+    try:
+        return since_time(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _archive_dump(url: str | None, since: str | None, output: str | None) -> int:
+    """``floe archive dump``: 0 written, 1 the archive or the file failed, 2 nothing to read
+    (no archive configured) or nowhere sensible to write (stdout a terminal)."""
+    import sqlite3
+
+    import psycopg
+
+    from service.archive.dump import default_name, dump, dump_to_file
+    from service.archive.opening import open_archive
+    from service.archive.protocol import ArchiveError
+    from service.clock import utc_now
+
+    def fail(message: str, code: int) -> int:
+        print(f"floe archive dump: error: {message}", file=sys.stderr)
+        return code
+
+    if url is None:
+        return fail(
+            "no archive to dump: set FLOE_ARCHIVE_URL (sqlite:///PATH or postgresql://...), "
+            "or FLOE_DATA_DIR to the data directory of floe run (.floe-data by default)",
+            2,
+        )
+    to_stdout = output == "-"
+    if to_stdout and sys.stdout.isatty():
+        return fail("will not write compressed bytes to a terminal: redirect stdout", 2)
+    target = Path(output or default_name(utc_now()))
+    try:
+        archive = open_archive(url)
+        try:
+            if to_stdout:
+                done = dump(archive, since, sys.stdout.buffer)
+            else:
+                done = dump_to_file(archive, since, target)
+        finally:
+            archive.close()
+    except BrokenPipeError:  # whoever read stdout stopped: quietly, as a shell expects
+        _silence_stdout()
+        return 141
+    except KeyboardInterrupt:
+        return fail("interrupted" + ("" if to_stdout else f": nothing written to {target}"), 130)
+    except (ArchiveError, sqlite3.Error, psycopg.Error, OSError) as error:
+        return fail(str(error) + ("" if to_stdout else f" (nothing written to {target})"), 1)
+    where = "stdout" if to_stdout else str(target)
+    print(f"floe archive dump: wrote {done} to {where}", file=sys.stderr)
+    return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush cannot complain either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _store(settings: Settings) -> EventReader:

@@ -76,6 +76,14 @@ class RateLimited(ServiceError):
         self.retry_after = retry_after
 
 
+class StorageQuotaExceeded(ServiceError):
+    """The creator's games already hold its budget of bytes in Redis
+    (``service/limits/storage.py``); no ``retry_after``: a game leaving Redis frees room."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("storage_quota", message)
+
+
 class QuotaExceeded(ServiceError):
     """The creator already has as many live games (or live bot games) as it may.
 

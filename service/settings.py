@@ -159,6 +159,31 @@ class KeyFile(Kind[Path | None]):
         return "`$FLOE_DATA_DIR/keys/service.key`"
 
 
+class ArchiveUrl(Kind[str | None]):
+    """Where finished games go: the variable's URL; unset, a SQLite file in
+    ``FLOE_DATA_DIR`` when that is set; else None (no archiving). ``off`` is None too."""
+
+    shape = "`sqlite:///PATH`, `postgresql://…` or `off`"
+
+    def read(self, name: str, env: Mapping[str, str], default: str | None) -> str | None:
+        raw = env.get(name, "").strip()
+        if raw == "off":
+            return None
+        if raw:
+            if not raw.startswith(("sqlite:///", "postgresql://", "postgres://")):
+                raise ValueError(
+                    f"{name} must be sqlite:///PATH, postgresql://... or off, got {raw!r}"
+                )
+            return raw
+        data_dir = env.get("FLOE_DATA_DIR")
+        if data_dir:
+            return f"sqlite:///{Path(data_dir).absolute() / 'archive.sqlite3'}"
+        return default
+
+    def show(self, default: str | None) -> str:
+        return "`sqlite:///$FLOE_DATA_DIR/archive.sqlite3`"
+
+
 class MemorySize(Kind[str | None]):
     """A Redis memory size (``2gb``, ``512mb``, ``100000``), lower-cased; unset is None."""
 
@@ -174,6 +199,34 @@ class MemorySize(Kind[str | None]):
 
     def show(self, default: str | None) -> str:
         return "unset" if default is None else f"`{default}`"
+
+
+#: What a size's unit multiplies by, as Redis reads ``maxmemory``.
+SIZE_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1024, "m": 1000**2, "mb": 1024**2,
+              "g": 1000**3, "gb": 1024**3}  # fmt: skip
+
+
+class ByteSize(Kind[int]):
+    """A size in bytes written as Redis writes ``maxmemory`` (``64mb``, ``1gb``, ``500k``,
+    ``100000``: ``k``, ``m``, ``g`` are powers of 1000, ``kb``, ``mb``, ``gb`` of 1024);
+    ``0`` too, which the limits read as off."""
+
+    shape = "a size: `64mb`, `1gb`, bytes; `0`"
+
+    def read(self, name: str, env: Mapping[str, str], default: int) -> int:
+        raw = env.get(name, "").strip().lower()
+        if not raw:
+            return default
+        found = re.fullmatch(r"([0-9]+)(b|k|kb|m|mb|g|gb)?", raw)
+        if found is None:
+            raise ValueError(f"{name} must be a size such as 64mb or 1gb (0: off), got {raw!r}")
+        return int(found.group(1)) * SIZE_UNITS[found.group(2) or ""]
+
+    def show(self, default: int) -> str:
+        for unit in ("gb", "mb", "kb"):
+            if default and default % SIZE_UNITS[unit] == 0:
+                return f"`{default // SIZE_UNITS[unit]}{unit}`"
+        return f"`{default}`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +285,20 @@ class Settings:
         "key of its own, held in memory only, so give every API process of one Floe the "
         "same file. A rotation lists the old public key in `retired.json` beside it "
         "(docs/operations/running.md).",
+    )  # fmt: skip
+    archive_url: str | None = setting(
+        None, "FLOE_ARCHIVE_URL", ArchiveUrl(), STORES,
+        "Where finished games move out of Redis to (docs/internals/archive.md): a SQLite file "
+        "(`sqlite:////abs/path` or `sqlite:///rel/path`), or a PostgreSQL shared by many API "
+        "machines. Unset: `archive.sqlite3` in `FLOE_DATA_DIR` when that is set (so under "
+        "`floe run`, in its data directory); a process given neither, or `off`, archives "
+        "nothing and every game stays in Redis.",
+    )  # fmt: skip
+    archive_after_s: float = setting(
+        300.0, "FLOE_ARCHIVE_AFTER_S", number(zero_ok=True), STORES,
+        "Seconds a game stays in Redis after it ends, or a tournament after it settles, "
+        "before a worker moves it to the archive (its reads answer the same from either "
+        "place).",
     )  # fmt: skip
     replica_acks: int = setting(
         0, "FLOE_REPLICA_ACKS", integer(zero_ok=True), STORES,
@@ -303,6 +370,18 @@ class Settings:
         "Games of any kind, not over, one client address may have at once (`0`: no quota); "
         "beyond it 429 `live_game_quota`.",
     )  # fmt: skip
+    events_per_game: int = setting(
+        10000, "FLOE_EVENTS_PER_GAME", integer(zero_ok=True), LIMITS,
+        "Events a game not created by the organizer may reach (`0`: no cap): an action that "
+        "would take its log past them is 409 `game_too_long`; resigning, timeouts and the "
+        "organizer's decisions are taken past it, so the game can still end.",
+    )  # fmt: skip
+    stored_bytes_per_creator: int = setting(
+        256 * 1024 * 1024, "FLOE_STORED_BYTES_PER_CREATOR", ByteSize(), LIMITS,
+        "Bytes of events one client address's games may hold in Redis (live, or over and "
+        "not yet archived) for it to create another (`0`: no budget); at or over it 429 "
+        "`storage_quota`.",
+    )  # fmt: skip
     cache_bytes: int = setting(
         256 * 1024 * 1024, "FLOE_CACHE_BYTES", integer(), API,
         "Bytes (estimated) of folded states and game metadata each API or worker process "
@@ -359,7 +438,8 @@ class Settings:
     data_dir: Path = setting(  # noqa: RUF009 (a Path is immutable)
         Path(".floe-data"), "FLOE_DATA_DIR", Directory(), RUN,
         "Where `floe run` keeps its Redis's data (`redis/`), its job queues' socket "
-        "(`queue/`) and the service key (`keys/`); `floe run --data-dir` wins over it.",
+        "(`queue/`), the service key (`keys/`) and the archive of finished games "
+        "(`archive.sqlite3`); `floe run --data-dir` wins over it.",
     )  # fmt: skip
     redis_maxmemory: str | None = setting(
         None, "FLOE_REDIS_MAXMEMORY", MemorySize(), RUN,

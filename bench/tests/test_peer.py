@@ -41,6 +41,7 @@ def test_without_node_the_throughput_bench_still_measures_floe(
 ) -> None:
     # As `make bench` runs it (quotas off: the clients are one address making many games).
     monkeypatch.setenv("FLOE_LIVE_GAMES_PER_CREATOR", "0")
+    monkeypatch.setenv("FLOE_STORED_BYTES_PER_CREATOR", "0")
     monkeypatch.setenv("FLOE_BOT_GAMES_PER_CREATOR", "0")
     output = tmp_path / "bench.json"
     argv = ["--only", "a", "--clients", "2", "--duration", "0.6", "--rounds", "1"]

@@ -19,6 +19,7 @@ def test_a_tiny_run_of_the_signing_benchmark_posts_signed_and_unsigned_moves(
 ) -> None:
     # As `make bench` runs it (quotas off: one address makes every game).
     monkeypatch.setenv("FLOE_LIVE_GAMES_PER_CREATOR", "0")
+    monkeypatch.setenv("FLOE_STORED_BYTES_PER_CREATOR", "0")
     monkeypatch.setenv("FLOE_BOT_GAMES_PER_CREATOR", "0")
     output = tmp_path / "bench.json"
     argv = ["--only", "k", "--quick", "--signing-windows", "1", "--output", str(output)]

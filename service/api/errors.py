@@ -27,6 +27,7 @@ from service.errors import (
     QuotaExceeded,
     RateLimited,
     ServiceError,
+    StorageQuotaExceeded,
     TooManyStreams,
     Unauthenticated,
     VersionConflict,
@@ -61,6 +62,7 @@ SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     TooManyStreams: 429,
     OpenTableQuota: 429,
     QuotaExceeded: 429,
+    StorageQuotaExceeded: 429,
     NotReplicated: 503,
 }
 
@@ -96,7 +98,7 @@ def error_response(
 
 
 def service_error_response(error: ServiceError) -> Response:
-    status = SERVICE_ERROR_STATUS[type(error)]
+    status = next(SERVICE_ERROR_STATUS[k] for k in type(error).__mro__ if k in SERVICE_ERROR_STATUS)
     headers: dict[str, str] = {}
     if isinstance(error, Unauthenticated):
         headers["WWW-Authenticate"] = "Bearer"

@@ -33,6 +33,7 @@ from service.errors import InvalidRequest, organizer_only
 from service.games.access import Viewer
 from service.games.catalog import GameMeta
 from service.games.commands import Accepted, CreateGame, NewPlayer, PlayAction, request_fingerprint
+from service.games.search import GameSearch
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -70,10 +71,17 @@ def create_game() -> Response:
 
 @v1.get("/games")
 def list_games() -> Response:
-    only_query("offset", "limit")
-    offset = int_arg("offset", 0)
-    limit = int_arg("limit", 50, low=1, high=500)
-    return render(schemas.GAME_LIST, current_floe().queries.list_games(offset=offset, limit=limit))
+    """Games live and archived, a page at a time (``service.games.search``)."""
+    only_query(*schemas.GAME_SEARCH_QUERY.fields)
+    limit = int_arg("limit", schemas.SEARCH_LIMIT_DEFAULT, low=1, high=schemas.SEARCH_LIMIT_MAX)
+    args = request.args.to_dict(flat=False)
+    query = schemas.load_query(schemas.GAME_SEARCH_QUERY, args, limit=limit)
+    floe = current_floe()
+    page = GameSearch(floe.redis, floe.archive).search(
+        query["filters"], limit=limit, cursor=query["cursor"]
+    )
+    answer = {"games": [game.to_json() for game in page.games], "cursor": page.cursor}
+    return render(schemas.GAME_LIST, {**answer, "limit": limit})
 
 
 @v1.get("/games/<game_id>")

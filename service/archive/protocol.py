@@ -21,8 +21,8 @@ class ArchiveError(RuntimeError):
 
 
 class ArchiveConflict(ArchiveError):
-    """A game already archived under this id with a different export: never overwritten,
-    since the archive may be the only copy left."""
+    """A game (or tournament) already archived under this id with a different export (or
+    record): never overwritten, since the archive may be the only copy left."""
 
 
 class BadCursor(InvalidRequest):
@@ -136,6 +136,18 @@ class Archive(Protocol):
     def games_since(self, since: str | None = None) -> Iterator[ArchivedGame]:
         """Every game that ended at or after ``since`` (all when None), oldest first, read
         in batches so a dump of millions holds only a batch in memory."""
+        ...
+
+    def put_tournament(
+        self, tournament_id: str, settled_at: str, record: Mapping[str, str]
+    ) -> None:
+        """Keep a settled tournament's record (its Redis hash, field -> text, opaque here),
+        durably. The same record again is a no-op (a mover resumed after a crash puts
+        again); a different record under its id is ``ArchiveConflict``."""
+        ...
+
+    def tournament(self, tournament_id: str) -> Mapping[str, str] | None:
+        """The archived tournament's record, as put, or None."""
         ...
 
     def close(self) -> None:

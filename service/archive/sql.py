@@ -5,7 +5,8 @@ column (``sqlite.py``, ``postgres.py``); everything a query means is here.
 A game is one row of ``archived_games`` (its summary as plain, indexed columns; its meta
 record as JSON text; its export as one zstandard frame with the export's SHA-256 beside it)
 and one row per seat in ``archived_players`` (carrying ``ended_at`` so a player's games come
-off one index in order). ``archive_meta`` holds the schema version.
+off one index in order). A settled tournament is one row of ``archived_tournaments``: its
+Redis hash as JSON text, opaque here. ``archive_meta`` holds the schema version.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 import os
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
 import zstandard
@@ -228,6 +229,41 @@ class SqlArchive(ABC):
                 return
             last = (rows[-1][5], rows[-1][0])
 
+    def put_tournament(
+        self, tournament_id: str, settled_at: str, record: Mapping[str, str]
+    ) -> None:
+        text = _json(dict(record))
+        with self._transaction(write=True) as run:
+            run.execute(
+                self._sql(
+                    "INSERT INTO archived_tournaments (tournament_id, settled_at, record)"
+                    " VALUES (?, ?, ?) ON CONFLICT (tournament_id) DO NOTHING"
+                ),
+                (tournament_id, check_time(settled_at, "settled_at"), text),
+            )
+            if run.rowcount == 1:
+                return
+            run.execute(
+                self._sql("SELECT record FROM archived_tournaments WHERE tournament_id = ?"),
+                (tournament_id,),
+            )
+            (kept,) = run.fetchone()
+        if kept != text:
+            raise ArchiveConflict(
+                f"tournament {tournament_id} is archived already, with a different record"
+            )
+
+    def tournament(self, tournament_id: str) -> Mapping[str, str] | None:
+        with self._transaction(write=False) as run:
+            run.execute(
+                self._sql("SELECT record FROM archived_tournaments WHERE tournament_id = ?"),
+                (tournament_id,),
+            )
+            row = run.fetchone()
+        if row is None:
+            return None
+        return {str(name): str(value) for name, value in json.loads(row[0]).items()}
+
     # -- the machinery --------------------------------------------------------------------
 
     @contextlib.contextmanager
@@ -289,6 +325,12 @@ class SqlArchive(ABC):
             " PRIMARY KEY (game_id, seat))",
             "CREATE INDEX IF NOT EXISTS archived_players_name"
             " ON archived_players (name, ended_at, game_id)",
+            # Added at schema version 1 still: no archive without it exists outside tests,
+            # and an archive opened again gains it here.
+            "CREATE TABLE IF NOT EXISTS archived_tournaments ("
+            " tournament_id TEXT PRIMARY KEY,"
+            " settled_at TEXT NOT NULL,"
+            " record TEXT NOT NULL)",
         )
 
     @staticmethod

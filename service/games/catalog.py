@@ -27,6 +27,8 @@ class GameMeta:
     created_at: str
     seats: tuple[SeatInfo, ...]
     token_hashes: tuple[str | None, ...]
+    #: Whether ``FLOE_EVENTS_PER_GAME`` bounds the game (not one the organizer made).
+    length_capped: bool = True
 
     @property
     def bundle(self) -> Game[Any]:
@@ -69,6 +71,7 @@ class Catalog:
             created_at=record.created_at,
             seats=tuple(SeatInfo.from_json(s) for s in record.seats),
             token_hashes=record.token_hashes,
+            length_capped=record.length_capped,
         )
         return self.remember(meta)
 

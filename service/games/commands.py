@@ -5,6 +5,10 @@ loads what it needs from the repository, lets the rules decide, appends in one r
 and enqueues what the game waits for next. Nothing here knows HTTP: refusals are
 ``GameError`` (the rules) or ``ServiceError`` (conflicts, seats, seeds), and the API maps
 them to statuses.
+
+Two limits hold what anyone but the organizer may store (``service.limits``): a creator at
+its storage budget creates nothing more (checked with its quotas), and a game it created
+takes no action past ``FLOE_EVENTS_PER_GAME`` events but a resignation.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 from domain.engine import play
 from domain.engine.canonical import canonical_json
 from domain.engine.clock import ClockSpec
-from domain.engine.departures import parse_decision
+from domain.engine.departures import Resign, parse_decision
 from domain.engine.errors import GameError, TimeoutDue
 from domain.engine.game import Game
 from domain.engine.log import StoredEvent
@@ -46,6 +50,7 @@ from service.games.signatures import require_signature, signed_as_stored
 from service.games.state_cache import Head
 from service.games.timeouts import record_timeouts
 from service.games.views import shown_events
+from service.limits.game_length import check_length
 from service.limits.quotas import CreatorQuotas
 from service.store.events import Duplicate
 
@@ -199,11 +204,16 @@ class GameCommands:
         jobs: JobQueue,
         signature_check: SignatureCheck,
         quotas: CreatorQuotas | None = None,
+        *,
+        events_per_game: int = 0,
     ) -> None:
+        """``quotas``: the creators' quotas and storage budget (None: none);
+        ``events_per_game``: the events a game not the organizer's may reach (0: no limit)."""
         self._repository = repository
         self._jobs = jobs
         self._signature_check = signature_check
         self._quotas = quotas
+        self._events_per_game = events_per_game
 
     def signature(self, meta: GameMeta, seat: int | None, body: Any) -> str | None:
         """The checked signature of a post by ``seat`` (``signatures.require_signature``):
@@ -224,7 +234,15 @@ class GameCommands:
         )
         creator = None if viewer.organizer else command.creator
         hashes = tuple(t and tokens.token_hash(t) for t in seat_tokens)
-        return self._create(game, command, game_id, seat_tokens, hashes, creator=creator)
+        return self._create(
+            game,
+            command,
+            game_id,
+            seat_tokens,
+            hashes,
+            creator=creator,
+            capped=not viewer.organizer,
+        )
 
     def create_for_table(
         self,
@@ -233,17 +251,23 @@ class GameCommands:
         token_hashes: Sequence[str | None],
         *,
         creator: str | None = None,
+        by_organizer: bool = False,
     ) -> Created:
         """Create the game a table (or a tournament) gathered: its id and every seat's token
         were chosen when they were handed out (so ``Created`` carries no token: each holder
         has theirs).
         ``creator``'s quotas are taken here (None: the table took them when its last seat
-        filled); creating the same table's game twice is ``GameExists``."""
+        filled); creating the same table's game twice is ``GameExists``. The game's length
+        is capped unless the organizer gathered it: a tournament's (only the organizer makes
+        one), or ``by_organizer``."""
         game = hosted(command.game)
         check_player_count(game, len(command.players))
         no_tokens = (None,) * len(command.players)
         hashes = tuple(token_hashes)
-        return self._create(game, command, game_id, no_tokens, hashes, creator=creator)
+        capped = not by_organizer and command.tournament is None
+        return self._create(
+            game, command, game_id, no_tokens, hashes, creator=creator, capped=capped
+        )
 
     def _create(
         self,
@@ -254,6 +278,7 @@ class GameCommands:
         token_hashes: tuple[str | None, ...],
         *,
         creator: str | None,
+        capped: bool,
     ) -> Created:
         rules = game.rules
         players = command.players
@@ -270,8 +295,9 @@ class GameCommands:
             at=created_at,
         )
         seats = created.seats
-        meta = GameMeta(game_id, game.name, created_at, seats, token_hashes)
-        # Last of the checks (429), once the request is known to be good; nothing written yet.
+        meta = GameMeta(game_id, game.name, created_at, seats, token_hashes, capped)
+        # Last of the checks (429: the storage budget, then the quotas), once the request is
+        # known to be good; nothing written yet.
         quotas, reserved = self._quotas, None
         if quotas is not None and creator is not None:
             bot = any(p.bot for p in players)
@@ -350,6 +376,8 @@ class GameCommands:
             if latest.version != state.version:
                 raise VersionConflict(latest.version, expected) from error
             raise
+        if meta.length_capped and not isinstance(action, Resign):
+            check_length(self._events_per_game, state.version + len(events))  # 409
         result = self._repository.append(
             meta,
             head,

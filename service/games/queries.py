@@ -1,4 +1,5 @@
-"""The queries: games as a viewer may see them, their events, their export and the list.
+"""The queries: games as a viewer may see them, their events and their export (the list is
+``search``'s).
 
 Every answer passes through ``views``, the one place that decides what a viewer may see.
 Nothing here writes, and nothing knows HTTP.
@@ -132,22 +133,6 @@ class GameQueries:
         if not state.over and not viewer.organizer:
             raise organizer_only("export before the end", anonymous=viewer.anonymous)
         return self._repository.read(meta.game_id, upto=state.version)
-
-    def list_games(self, *, offset: int, limit: int) -> JSON:
-        store = self._store
-        games = [
-            {
-                "id": record.game_id,
-                "game": record.game,
-                "created_at": record.created_at,
-                "version": record.version,
-                "status": record.status,
-                "seats": list(record.seats),
-            }
-            for record in store.records(store.list_ids(offset=offset, limit=limit))
-            if record is not None
-        ]
-        return {"games": games, "total": store.count(), "offset": offset, "limit": limit}
 
     def bot_failures(self) -> int:
         """How many bot moves have failed, across all games (the health check shows it)."""

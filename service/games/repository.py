@@ -230,6 +230,8 @@ class GameRepository:
         }
         if state.clocks is not None:
             fields["clocked"] = "1"
+        if not meta.length_capped:
+            fields["length_cap"] = "off"
         created_ms = millis(meta.created_at)
         self._store.create(first, seed_hex=seed_hex, meta=fields, created_ms=created_ms)
         self._cache.advance(meta.game_id, Head(state, first.hash))

@@ -26,12 +26,15 @@ from domain.engine.status import GameStatus
 from domain.engine.types import SYSTEM, Event, GameState
 from service.caching.lru import ByteBoundedLRU
 from service.caching.sizes import ENTRY_OVERHEAD
+from service.clock import millis
+from service.errors import Conflict
 from service.games.catalog import GameMeta
 from service.games.follow_ups import JobKind, JobQueue, enqueue_next, timer_due
 from service.games.repository import GameRepository, Recorded
 from service.games.state_cache import Head
 from service.games.timeouts import record_timeouts
 from service.jobs.queue import parse_job_id
+from service.limits.game_length import check_length
 from service.store.events import EventStore, GameRecord
 
 log = logging.getLogger(__name__)
@@ -117,6 +120,7 @@ class Automation:
         hooks: JobHooks | None = None,
         *,
         bot_move_seconds: float | None = None,
+        events_per_game: int = 0,
         monotonic: Callable[[], float] = time.monotonic,
         tournaments: TournamentRunner | None = None,
     ) -> None:
@@ -127,6 +131,7 @@ class Automation:
         self._policies = policies
         self._hooks = hooks or JobHooks()
         self._bot_move_seconds = bot_move_seconds
+        self._events_per_game = events_per_game
         self._monotonic = monotonic
         self._seeds = _Seeds(repository, SEEDS_KEPT)
         #: Ids of the live index seen naming no game, and when first seen so (``_games``).
@@ -291,12 +296,16 @@ class Automation:
             action = self._policies[strength].choose(meta.bundle, state, seat, stream, budget)
             at = self._repository.clock()
             events, decided = play.step(meta.rules, state, seat, action, at)
+            if meta.length_capped:
+                check_length(self._events_per_game, version + len(events))
             return events, decided, at
         except TimeoutDue:
             return None  # not the bot's failure: the game's timer records the timeout
         except BotTimedOut as error:
             message = f"{strength} {error}"
             self._failed(meta.game_id, seat, version, strength, "timeout", message)
+        except Conflict as refused:  # the game's length cap: it waits for a person now
+            self._failed(meta.game_id, seat, version, strength, "error", refused.message)
         except Exception as error:
             message = f"{strength} failed ({type(error).__name__})"
             self._failed(meta.game_id, seat, version, strength, "error", message)
@@ -422,7 +431,8 @@ class Automation:
 
     def repair_live_index(self, *, count: int = REPAIR_SLICE) -> list[str]:
         """Read the next slice of ``floe:games`` (about ``count``, from a cursor kept in Redis)
-        and put back in the live index each game there that is not over; the ids put back.
+        and put back in the live index each game there that is not over (the ids put back),
+        and in ``floe:ended`` each game over that it lacks.
 
         The index is written beside each game's own write, never with it (another slot in a
         cluster): this finds a game the index lacks, one made before the index existed
@@ -430,12 +440,18 @@ class Automation:
         """
         store = self._store
         ids = store.games_slice(count)
+        records = store.records(ids)
         live = [
             game_id
-            for game_id, record in zip(ids, store.records(ids), strict=True)
+            for game_id, record in zip(ids, records, strict=True)
             if record is not None and record.status != GameStatus.OVER
         ]
         store.mark_live(live)
+        # A game over that floe:ended lacks (a crash after its end) is listed now, as ended
+        # now: the archive's mover takes it a little later than it might have, but takes it.
+        now = millis(self._repository.clock())
+        over = [r.game_id for r in records if r is not None and r.status == GameStatus.OVER]
+        store.mark_ended(dict.fromkeys(over, now))
         return live
 
     def _games(self, batch: int) -> Iterator[GameRecord]:

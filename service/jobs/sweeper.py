@@ -8,8 +8,10 @@ live worker, so a sweep never piles copies of an id onto a queue, and names a dr
 queue has too few). Each sweep also drops the claims of workers that died, lets RQ move the
 drain jobs of dead workers to its failed registry, and advances every running tournament
 whose round is over (idempotent), so an advance lost with its worker never leaves one stuck,
-and arms again the timer of every game with a clock (``service.jobs.timers``), so a timer
-lost with the queue Redis or a worker is late by a sweep at most.
+moves the games over (then the tournaments settled) for ``FLOE_ARCHIVE_AFTER_S`` to the
+archive (``service.archive.moving``, up to a batch a sweep), and arms again the timer of
+every game with a clock (``service.jobs.timers``), so a timer lost with the queue Redis or
+a worker is late by a sweep at most.
 A bot move that failed is not lost: the sweeper leaves it alone (a worker retries it when
 it starts).
 
@@ -40,6 +42,7 @@ from rq import Queue
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 
+from service.archive.moving import Mover
 from service.games.follow_ups import JobKind
 from service.jobs.handlers import Automation
 from service.jobs.queue import BATCHES, RqJobQueue
@@ -69,9 +72,17 @@ class Sweeper:
     holds (lost with a dead worker or the queue Redis, failed in a drain, or never added)."""
 
     def __init__(
-        self, automation: Automation, queue: RqJobQueue, client: redis.Redis, every: float
+        self,
+        automation: Automation,
+        queue: RqJobQueue,
+        client: redis.Redis,
+        every: float,
+        *,
+        mover: Mover | None = None,
     ) -> None:
+        """``mover``: moves finished games to the archive each sweep (None: no archive)."""
         self._automation = automation
+        self._mover = mover
         self._queue = queue
         self._every = every
         self._lock = SweepLock(client, 2 * every)
@@ -98,6 +109,13 @@ class Sweeper:
                 log.warning("re-enqueued the lost %s job of %s at v%d", kind, game_id, version)
                 added.append((kind, game_id, version))
         self._seen = waiting
+        if self._mover is not None:
+            moved = self._mover.move_due()
+            if moved.moved:
+                log.info("moved %d finished games to the archive", len(moved.moved))
+            settled = self._mover.move_tournaments_due()
+            if settled.moved:
+                log.info("moved %d settled tournaments to the archive", len(settled.moved))
         return added
 
     def sweep_until(self, stop: threading.Event) -> None:

@@ -37,6 +37,7 @@ from rq import Queue, SimpleWorker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from service.archive.moving import Mover
 from service.jobs.backlog import Backlog, Lane
 from service.jobs.deadlines import STUCK_EXIT_STATUS, Deadlines
 from service.jobs.drains import IDLE_SECONDS, Drains, DrainSettings
@@ -140,6 +141,7 @@ class Worker:
         burst: bool = False,
         retry_failed: bool = True,
         deadline_of: Callable[[str], float] | None = None,
+        mover: Mover | None = None,
     ) -> None:
         self._automation = automation
         self._queue = queue
@@ -176,7 +178,7 @@ class Worker:
         )
         self._sweeper: Sweeper | None = None
         if not burst and sweep_seconds > 0:
-            self._sweeper = Sweeper(automation, queue, client, sweep_seconds)
+            self._sweeper = Sweeper(automation, queue, client, sweep_seconds, mover=mover)
         self._ticker = None if burst else Ticker(queue.timers, queue.add_now)
 
     def run(self) -> bool:

@@ -10,13 +10,18 @@ passes in (``request.remote_addr``: behind a reverse proxy, the proxy's). Two qu
 0 turns a quota off; the organizer is never counted. Over a quota ``create`` is refused with
 429 ``bot_game_quota`` / ``live_game_quota`` and nothing is written. Nothing but the game's
 end frees a slot (played out, resigned, timed out, or decided by the organizer), so there is no
-``Retry-After``.
+``Retry-After``. The creator's storage budget (``service.limits.storage``) is checked here
+too, just before the quotas, and the quotas' script lists the new game among the creator's
+games in Redis: wherever a creator's quotas are taken (a game, the game a table starts), so
+is its budget.
 
-Each creator's games are two sorted sets sharing the hash tag ``{<creator>}`` (one Redis
+Each creator's games are sorted sets sharing the hash tag ``{<creator>}`` (one Redis
 Cluster slot), member = game id, score = when the slot was taken (ms):
 
 - ``floe:quota:{<creator>}:live``  every game it created (kept only while ``live_games`` > 0)
 - ``floe:quota:{<creator>}:bots``  its bot games (kept only while ``bot_games`` > 0)
+- ``floe:quota:{<creator>}:stored`` its games that may be in Redis (``storage.stored_key``;
+  kept only while the storage budget is on)
 
 One Lua script checks and takes a slot atomically, so concurrent creates from one address
 never exceed a quota. Finished games are pruned lazily, only when a create would be refused:
@@ -39,6 +44,7 @@ import redis
 from domain.engine.status import GameStatus
 from service.clock import Clock, epoch_seconds
 from service.errors import QuotaExceeded
+from service.limits.storage import StorageBudget, stored_key
 from service.redis.keys import KeyPattern
 from service.redis.scripts import Script
 from service.store.events import EventStore
@@ -84,9 +90,17 @@ class CreatorQuotas:
     """Take a creator's slot for a new game, or refuse with ``QuotaExceeded``."""
 
     def __init__(
-        self, client: redis.Redis, limits: QuotaLimits, clock: Clock, games: EventStore
+        self,
+        client: redis.Redis,
+        limits: QuotaLimits,
+        clock: Clock,
+        games: EventStore,
+        *,
+        storage: StorageBudget | None = None,
     ) -> None:
+        """``storage``: the creators' storage budget (None: none)."""
         self._client = client
+        self._storage = storage
         #: Where the creators' games stand (a finished one no longer counts).
         self._games = games
         self._limits = limits
@@ -98,15 +112,19 @@ class CreatorQuotas:
         return self._limits
 
     def reserve(self, creator: str, game_id: str, *, bot: bool) -> Reserved | None:
-        """Count ``game_id`` against ``creator`` (None when the quotas are off).
+        """Count ``game_id`` against ``creator`` (None when the quotas and the storage
+        budget are off), after checking the creator's storage budget (429 ``storage_quota``).
 
         The first try prunes nothing: one round trip when under the quotas. Only a refusal
         reads the members' statuses and tries again with the finished ones pruned.
         """
-        limits = self._limits
-        if not limits.enabled:
+        limits, storage = self._limits, self._storage
+        tracked = storage is not None and storage.enabled
+        if not limits.enabled and not tracked:
             return None
         now_ms = int(1000 * epoch_seconds(self._clock))
+        if storage is not None:
+            storage.check(creator, now_ms, ORPHAN_MS)
         refusal = self._try(creator, game_id, bot, now_ms, ())
         if refusal is not None:
             prunable = self._prunable(creator, now_ms)
@@ -123,6 +141,7 @@ class CreatorQuotas:
         pipe = self._client.pipeline(transaction=False)
         pipe.zrem(live_key(reserved.creator), reserved.game_id)
         pipe.zrem(bots_key(reserved.creator), reserved.game_id)
+        pipe.zrem(stored_key(reserved.creator), reserved.game_id)
         with contextlib.suppress(redis.RedisError):
             pipe.execute()
 
@@ -132,11 +151,13 @@ class CreatorQuotas:
         kind, count = self._reserve(
             live=live_key(creator),
             bots=bots_key(creator),
+            stored=stored_key(creator),
             live_limit=self._limits.live_games,
             bot_limit=self._limits.bot_games,
             game_id=game_id,
             is_bot="1" if bot else "0",
             now_ms=now_ms,
+            track_stored="1" if self._storage is not None and self._storage.enabled else "0",
             prune=list(prune),
         )
         code = _text(kind)

@@ -1,9 +1,10 @@
 -- Count a new game against its creator's quotas, after pruning the games named (over, or
--- orphaned). Returns {'ok', 0} with the slot taken, or {<quota code>, count} with nothing added.
+-- orphaned), and list it among the creator's games in Redis (its storage budget) when asked.
+-- Returns {'ok', 0} with the slot taken, or {<quota code>, count} with nothing added.
 -- A limit of 0 is off.
--- KEYS: live bots
--- ARGV: live_limit bot_limit game_id is_bot now_ms prune...
-for i = 6, #ARGV do
+-- KEYS: live bots stored
+-- ARGV: live_limit bot_limit game_id is_bot now_ms track_stored prune...
+for i = 7, #ARGV do
   redis.call('ZREM', KEYS[1], ARGV[i])
   redis.call('ZREM', KEYS[2], ARGV[i])
 end
@@ -19,4 +20,5 @@ if live_limit > 0 then
   redis.call('ZADD', KEYS[1], ARGV[5], ARGV[3])
 end
 if bot then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[3]) end
+if ARGV[6] == '1' then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[3]) end
 return {'ok', 0}

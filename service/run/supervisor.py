@@ -39,6 +39,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
+from service.archive.opening import open_archive
+from service.archive.protocol import ArchiveError
 from service.jobs.deadlines import STUCK_EXIT_STATUS
 from service.keys import service_key
 from service.keys.service_key import ServiceKeyError, default_file
@@ -223,14 +225,14 @@ def start_embedded_redis(
     another Redis on the machine; every write is fsynced to the AOF before it is acked.
     ``<data_dir>/redis`` is 0700 and everything in it private, whatever the umask: the AOF
     holds every running game's seed and hidden layout. ``data_dir`` is made 0700 too when it
-    is floe's own (new, empty, or holding only its ``redis``, ``queue`` and ``keys``); a
+    is floe's own (new, empty, or holding only its ``redis``, ``queue``, ``keys`` and archive); a
     directory that holds other things (``--data-dir /tmp``) keeps its mode, the private
     ``redis`` inside it is enough.
     ``maxmemory`` (``FLOE_REDIS_MAXMEMORY``, e.g. ``2gb``) caps its memory: at the cap it
     refuses writes (``noeviction``) and the API answers 503 ``store_full``.
     """
     data_dir = data_dir.resolve()
-    if not data_dir.exists() or set(os.listdir(data_dir)) <= {"redis", "queue", "keys"}:
+    if not data_dir.exists() or set(os.listdir(data_dir)) <= OWN_ENTRIES:
         make_private_dir(data_dir)
     redis_dir = (data_dir / "redis").resolve()
     server = RedisServer(
@@ -240,6 +242,12 @@ def start_embedded_redis(
         executable=executable,
     )
     return server.start()
+
+
+#: What ``floe run`` keeps in its data directory (the archive: its default SQLite file).
+OWN_ENTRIES = frozenset(
+    {"redis", "queue", "keys", "archive.sqlite3", "archive.sqlite3-wal", "archive.sqlite3-shm"}
+)
 
 
 def start_queue_redis(data_dir: Path, *, executable: str | None = None) -> RedisServer:
@@ -446,6 +454,17 @@ def run(
             return 1
         child_env["FLOE_SERVICE_KEY_FILE"] = str(key_file.absolute())
         say(f"key     {key.public_key}  ({key_file.absolute()}, signs the receipts)")
+        if settings.archive_url is None:
+            child_env["FLOE_ARCHIVE_URL"] = "off"
+            say("archive off  (finished games stay in Redis)")
+        else:
+            try:  # opened once here, so the schema exists before the parts race to make it
+                open_archive(settings.archive_url).close()
+            except ArchiveError as exc:
+                say(f"error: {exc}")
+                return 1
+            child_env["FLOE_ARCHIVE_URL"] = settings.archive_url
+            say(f"archive {settings.archive_url}  (games over {settings.archive_after_s:g} s)")
 
         for number in range(settings.job_workers):
             # With two or more, the first works only draws: dice never wait behind bots.

@@ -1,6 +1,7 @@
 -- Append events if the log's head is still the one they were sealed after.
 -- Every check runs before the first write, so a refused append changes nothing. An accepted
--- one records the command (for idempotency), the new head and status, and publishes the new
+-- one records the command (for idempotency), the new head and status, the events' bytes
+-- (meta 'bytes', what budgets per creator add up), and publishes the new
 -- head on the appends channel, as creating does.
 -- Returns {'ok', version}, {'duplicate', the command's record}, {'conflict', version} or
 -- {'missing', ''}.
@@ -15,11 +16,14 @@ if version == nil then return {'missing', ''} end
 if version ~= tonumber(ARGV[2]) or redis.call('HGET', KEYS[2], 'head') ~= ARGV[3] then
   return {'conflict', tostring(version)}
 end
+local bytes = 0
 for i = 8, #ARGV do
   version = version + 1
   redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[i])
+  bytes = bytes + string.len(ARGV[i])
 end
 redis.call('HSET', KEYS[2], 'version', version, 'head', ARGV[4])
+redis.call('HINCRBY', KEYS[2], 'bytes', bytes)
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'status', ARGV[7]) end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[6]) end
 redis.call('PUBLISH', ARGV[1], KEYS[1] .. ' ' .. version)

@@ -4,6 +4,8 @@ Keys share the hash tag ``{<game_id>}`` so one game lives in one Redis Cluster s
 
 - ``floe:{g}:events``   the stream; entry id ``0-<version>``, field ``e`` = the stored event
 - ``floe:{g}:meta``     hash: game, created_at, seats (JSON), version, head (hash), status,
+                        bytes (of the stored events, for budgets), length_cap (``off``
+                        for a game the organizer made),
                         and ``bot_failure`` (JSON) once a bot's move has failed
 - ``floe:{g}:seed``     the secret seed (hex), never served before the game ends
 - ``floe:{g}:commands`` hash: ``<seat>:<command_id>`` -> the accepted command's record (JSON)
@@ -17,8 +19,13 @@ Keys share the hash tag ``{<game_id>}`` so one game lives in one Redis Cluster s
                         crash between leaves a stale id, never a live game unlisted)
 - ``floe:live:repair``  where the sweeper's repair pass over ``floe:games`` stands (a ``ZSCAN``
                         cursor): it puts back a game not over that ``floe:live`` lacks
+- ``floe:ended``        sorted set of the games over and still here, by when they ended (ms):
+                        what the archive's mover reads (added after the game is over; the
+                        repair pass adds one a crash left out)
 
-Streams are never trimmed and entries never edited.
+Streams are never trimmed and entries never edited. A finished game leaves whole: once the
+archive holds it, ``delete_finished`` deletes its four keys in one script (``move_out.lua``),
+and its ids leave the indexes after.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import redis
 from domain.engine.canonical import canonical_json
 from domain.engine.log import EventReader, StoredEvent
 from domain.engine.status import GameStatus
+from service.clock import millis
 from service.redis.keys import KeyPattern
 from service.redis.scripts import Script
 from service.store import codec as json_codec
@@ -48,9 +56,12 @@ BOT_FAILED_GAMES = "floe:bot-failed"
 LIVE_GAMES = "floe:live"
 #: The repair pass's ``ZSCAN`` cursor over ``floe:games`` (``Automation.repair_live_index``).
 LIVE_REPAIR_CURSOR = "floe:live:repair"
+#: The games over and still in Redis, by when they ended (ms): the archive's mover reads it.
+ENDED_GAMES = "floe:ended"
 
 CREATE = Script.load(__package__, "create.lua")
 APPEND = Script.load(__package__, "append.lua")
+MOVE_OUT = Script.load(__package__, "move_out.lua")
 
 
 events_key = KeyPattern("floe:{<id>}:events")
@@ -98,6 +109,9 @@ class GameRecord:
     bot_failure: dict[str, Any] | None
     #: Whether the game is played against a clock (its timers need arming).
     clocked: bool = False
+    #: Whether ``FLOE_EVENTS_PER_GAME`` bounds its log (every game but the organizer's; the
+    #: meta's ``length_cap`` is ``off`` for those, and games older than the cap had none).
+    length_capped: bool = True
 
     @property
     def failed_at(self) -> int | None:
@@ -119,7 +133,21 @@ class GameRecord:
             token_hashes=tuple(json.loads(fields["tokens"])),
             bot_failure=None if failure is None else dict(json.loads(failure)),
             clocked=fields.get("clocked") == "1",
+            length_capped=fields.get("length_cap") != "off",
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ResidentGame:
+    """Everything Redis holds of one game, read in one round trip: what the archive keeps."""
+
+    game_id: str
+    #: The ``meta`` hash as stored (text to text).
+    meta: dict[str, str]
+    seed: str
+    #: The ``commands`` hash: ``<seat>:<command_id>`` -> the command's record (JSON text).
+    commands: dict[str, str]
+    events: list[StoredEvent]
 
 
 class GameExists(Exception):
@@ -180,6 +208,20 @@ class EventStore(EventReader, Protocol):
 
     def games_slice(self, count: int) -> list[str]: ...
 
+    def mark_ended(self, ended: Mapping[str, int]) -> None: ...
+
+    def ended_before(self, ms: int, limit: int) -> list[str]: ...
+
+    def resident(self, game_id: str) -> ResidentGame | None: ...
+
+    def delete_finished(self, game_id: str, head: str) -> str: ...
+
+    def forget_moved(self, game_ids: Sequence[str]) -> None: ...
+
+    def exists(self, game_id: str) -> bool: ...
+
+    def bytes_held(self, game_ids: Sequence[str]) -> list[int | None]: ...
+
 
 class RedisEventStore:
     """Redis-streams event store. The connection is passed in; nothing connects at import."""
@@ -195,6 +237,7 @@ class RedisEventStore:
         self._acks = acks or ReplicaAcks(client)
         self._create = CREATE.on(client)
         self._append = APPEND.on(client)
+        self._move_out = MOVE_OUT.on(client)
 
     def create(
         self, first: StoredEvent, *, seed_hex: str, meta: Mapping[str, str], created_ms: int
@@ -258,8 +301,12 @@ class RedisEventStore:
         if kind == "ok":
             if status == GameStatus.OVER:
                 # Only once the game is over: a crash before this leaves a stale entry, which
-                # the sweeper drops when it reads the game's record as over.
-                self._redis.srem(LIVE_GAMES, gid)
+                # the sweeper drops when it reads the game's record as over (and its repair
+                # pass lists in floe:ended a game over that this never listed).
+                pipe = self._redis.pipeline(transaction=False)
+                pipe.srem(LIVE_GAMES, gid)
+                pipe.zadd(ENDED_GAMES, {gid: millis(events[-1].at)})
+                pipe.execute()
             return Appended(int(text))
         if kind == "duplicate":
             self._acks.confirm(events_key(gid))  # the first try's write: replicated now?
@@ -284,6 +331,37 @@ class RedisEventStore:
             return []
         entries: Any = self._redis.xrange(events_key(game_id), f"0-{after + 1}", end)
         return _decode(entries)
+
+    def read_here(
+        self, game_id: str, *, after: int = 0, upto: int | None = None
+    ) -> list[StoredEvent] | None:
+        """As ``read``, but None when Redis holds no such game (in the same round trip: a
+        read that finds no events asks whether the game exists), so a store backed by an
+        archive knows when to look there."""
+        if upto is not None and upto <= after:
+            return [] if self.exists(game_id) else None
+        end = "+" if upto is None else f"0-{upto}"
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.xrange(events_key(game_id), f"0-{after + 1}", end)
+        pipe.exists(meta_key(game_id))
+        entries, exists = pipe.execute()
+        if entries or exists:
+            return _decode(entries)
+        return None
+
+    def seed_here(self, game_id: str) -> str | None:
+        """The game's seed, or None when Redis holds no such game."""
+        raw = self._redis.get(seed_key(game_id))
+        return None if raw is None else _text(raw)
+
+    def command_here(self, game_id: str, command_key: str) -> tuple[Mapping[str, Any] | None, bool]:
+        """The command's record (None: none) and whether Redis holds the game at all, in one
+        round trip."""
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hget(commands_key(game_id), command_key)
+        pipe.exists(meta_key(game_id))
+        raw, exists = pipe.execute()
+        return (None if raw is None else dict(json.loads(raw))), bool(raw is not None or exists)
 
     def record(self, game_id: str) -> GameRecord | None:
         """The game's record, or None when there is no such game."""
@@ -374,6 +452,80 @@ class RedisEventStore:
         following, entries = self._redis.zscan(GAMES_INDEX, cursor, count=count)
         self._redis.set(LIVE_REPAIR_CURSOR, int(following))
         return [_text(member) for member, _score in entries]
+
+    def mark_ended(self, ended: Mapping[str, int]) -> None:
+        """List games over in ``floe:ended`` (game id -> when it ended, ms), keeping any
+        time already listed (the repair pass: a crash left one out)."""
+        if ended:
+            self._redis.zadd(ENDED_GAMES, dict(ended), nx=True)
+
+    def ended_before(self, ms: int, limit: int) -> list[str]:
+        """Up to ``limit`` games over and still here that ended at or before ``ms``, oldest
+        first."""
+        ids = self._redis.zrangebyscore(ENDED_GAMES, "-inf", ms, start=0, num=limit)
+        return [_text(i) for i in ids]
+
+    def resident(self, game_id: str) -> ResidentGame | None:
+        """All Redis holds of the game (one round trip, one slot), or None when it holds
+        nothing: never created, or moved out. Not a transaction (a cluster pipeline is not
+        one): the caller checks the events end at the meta's head."""
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hgetall(meta_key(game_id))
+        pipe.get(seed_key(game_id))
+        pipe.hgetall(commands_key(game_id))
+        pipe.xrange(events_key(game_id))
+        meta, seed, commands, entries = pipe.execute()
+        if not meta:
+            return None
+        return ResidentGame(
+            game_id=game_id,
+            meta={_text(k): _text(v) for k, v in meta.items()},
+            seed=_text(seed),
+            commands={_text(k): _text(v) for k, v in commands.items()},
+            events=_decode(entries),
+        )
+
+    def delete_finished(self, game_id: str, head: str) -> str:
+        """Delete a game over whose head is ``head`` (its archived copy's last hash), then its
+        ids from the indexes: ``deleted``, ``gone`` (deleted before), ``live`` or ``moved``
+        (nothing deleted). The keys go in one script, so a reader sees the game whole or
+        not at all; the index entries after (other slots), which a crash may leave stale:
+        every reader of an index skips an id that names no game."""
+        outcome = _text(
+            self._move_out(
+                events=events_key(game_id),
+                meta=meta_key(game_id),
+                seed=seed_key(game_id),
+                commands=commands_key(game_id),
+                expected_head=head,
+            )
+        )
+        if outcome in ("deleted", "gone"):
+            self.forget_moved([game_id])
+        return outcome
+
+    def forget_moved(self, game_ids: Sequence[str]) -> None:
+        """Drop moved-out games from every index that may still name them."""
+        if game_ids:
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.zrem(GAMES_INDEX, *game_ids)
+            pipe.zrem(ENDED_GAMES, *game_ids)
+            pipe.srem(LIVE_GAMES, *game_ids)
+            pipe.srem(BOT_FAILED_GAMES, *game_ids)
+            pipe.execute()
+
+    def bytes_held(self, game_ids: Sequence[str]) -> list[int | None]:
+        """Each game's stored events' bytes (None: Redis holds no such game), in one round
+        trip: what the storage budgets add up."""
+        pipe = self._redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hmget(meta_key(game_id), "bytes", "head")
+        # a game made before the meta counted bytes has none: it is there, counted as 0
+        return [None if head is None else int(size or 0) for size, head in pipe.execute()]
+
+    def exists(self, game_id: str) -> bool:
+        """Whether Redis holds the game (its ``meta`` hash)."""
+        return bool(self._redis.exists(meta_key(game_id)))
 
 
 def _decode(entries: Any) -> list[StoredEvent]:

@@ -175,7 +175,11 @@ class Tables:
         (the creator's quotas apply), and the table is kept, started, to say so."""
         command = CreateGame(record.game, _players(record), record.options, clock=record.clock)
         self._commands.create_for_table(
-            command, record.game_id, record.token_hashes, creator=record.creator or None
+            command,
+            record.game_id,
+            record.token_hashes,
+            creator=record.creator or None,
+            by_organizer=not record.creator,
         )
         started = replace(record, status="started")
         self._store.put(
@@ -260,7 +264,9 @@ class Tables:
             return record
         command = CreateGame(record.game, _players(record), record.options, clock=record.clock)
         with contextlib.suppress(GameExists):  # another reader finished it first
-            self._commands.create_for_table(command, record.game_id, record.token_hashes)
+            self._commands.create_for_table(
+                command, record.game_id, record.token_hashes, by_organizer=not record.creator
+            )
         kept_ms = self._limits.kept_seconds * 1000
         self._store.move(table_id, "starting", "started", ttl_ms=kept_ms)
         self._store.relist_started(table_id, millis(record.created_at))

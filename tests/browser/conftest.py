@@ -29,6 +29,7 @@ def floe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Floe]:
     env = {
         "FLOE_BOT_GAMES_PER_CREATOR": "0",
         "FLOE_LIVE_GAMES_PER_CREATOR": "0",
+        "FLOE_STORED_BYTES_PER_CREATOR": "0",
         "FLOE_ORGANIZER_TOKEN": ORGANIZER,
         "FLOE_JOB_WORKERS": "2",
     }

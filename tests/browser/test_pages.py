@@ -121,6 +121,32 @@ def test_two_browsers_open_and_join_a_table_then_play_arktia_to_the_end(
     assert fits_the_screen(bo), "the game page is wider than a phone"
 
 
+def lobby_lists(page: Page, ids: list[str]) -> None:
+    """Wait until the lobby's games list shows exactly ``ids``, in order."""
+    page.wait_for_function(
+        """ids => [...document.querySelectorAll('[data-testid=listed-game]')]
+            .map(e => e.dataset.game).join() === ids.join()""",
+        arg=ids,
+    )
+
+
+def test_the_lobby_lists_games_a_page_at_a_time(floe: Floe, contexts: Contexts) -> None:
+    """The lobby shows the first page of ``GET /v1/games``; "More games" adds the next one,
+    asked for with the first page's cursor."""
+    body = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
+    while floe.ok("GET", "/v1/games?limit=20")["cursor"] is None:  # more than a page
+        floe.ok("POST", "/v1/games", body)
+    first = floe.ok("GET", "/v1/games?limit=20")
+    page = contexts.page()
+    page.goto(floe.url + "/")
+    lobby_lists(page, [game["id"] for game in first["games"]])
+    more = page.get_by_role("button", name="More games")
+    more.click()
+    second = floe.ok("GET", f"/v1/games?limit=20&cursor={first['cursor']}")
+    lobby_lists(page, list(dict.fromkeys(g["id"] for g in first["games"] + second["games"])))
+    expect(more).to_be_visible(visible=second["cursor"] is not None)
+
+
 def token_of(page: Page, game_id: str) -> str:
     token = page.evaluate(f"localStorage.getItem('floe:game:{game_id}')")
     assert isinstance(token, str) and token

@@ -96,10 +96,10 @@ def test_all_three_games_a_table_and_a_tournament_run_on_the_cluster(
         AT_LENGTH,
         "the tournament",
     )
-    listed = client.get("/v1/games?limit=500").get_json()
+    listed = client.get("/v1/games?limit=100").get_json()
     game_ids = [people["id"], *(b["id"] for b in bots), joined.get_json()["table"]["game_id"]]
     assert set(game_ids) <= {g["id"] for g in listed["games"]}
-    assert listed["total"] == 4 + 4  # and the tournament's two rounds of two tables
+    assert len(listed["games"]) == 4 + 4  # and the tournament's two rounds of two tables
 
     for game_id in game_ids:
         keys = (events_key, meta_key, seed_key, commands_key)

@@ -104,7 +104,7 @@ def test_bad_creation_requests_are_400_and_create_nothing(
     response = client.post("/v1/games", json=body)
     assert response.status_code == 400
     assert error_code(response) == code
-    assert client.get("/v1/games").get_json()["total"] == 0
+    assert client.get("/v1/games").get_json()["games"] == []
 
 
 #: The most tiles Arktia's ``board`` option may hold, as docs/reference/rules/arktia.md documents it.
@@ -142,7 +142,7 @@ def test_a_board_over_the_tile_limit_is_400_and_creates_nothing(
     assert response.status_code == 400
     assert error_code(response) == "invalid_option"
     assert f"at most {MAX_BOARD_TILES} tiles" in response.get_json()["error"]["message"]
-    assert client.get("/v1/games").get_json()["total"] == 0
+    assert client.get("/v1/games").get_json()["games"] == []
 
 
 def test_a_board_of_the_tile_limit_is_accepted(new_game: NewGame) -> None:
@@ -529,10 +529,12 @@ def test_export_is_for_the_organizer_until_the_end(client: FlaskClient, new_game
 def test_list_and_health(client: FlaskClient, new_game: NewGame) -> None:
     games = [new_game() for _ in range(3)]
     listing = client.get("/v1/games?limit=2").get_json()
-    assert listing["total"] == 3 and len(listing["games"]) == 2
+    assert listing["cursor"] is not None and len(listing["games"]) == 2
     assert {g["id"] for g in listing["games"]} <= {g.id for g in games}
     assert listing["games"][0]["status"] == "active"
-    assert client.get("/v1/games?offset=2").get_json()["games"][0]["id"] in {g.id for g in games}
+    rest = client.get(f"/v1/games?limit=2&cursor={listing['cursor']}").get_json()
+    assert len(rest["games"]) == 1 and rest["cursor"] is None
+    assert {g["id"] for g in listing["games"] + rest["games"]} == {g.id for g in games}
     health = {"status": "ok", "redis": "ok", "bot_failures": 0}
     assert client.get("/v1/health").get_json() == health
 

@@ -223,7 +223,7 @@ def test_a_clock_the_service_cannot_run_is_refused_and_nothing_is_stored(
     response = hand_client.post("/v1/games", json=body)
     assert response.status_code == 400
     assert response.get_json()["error"]["code"] == code
-    assert hand_client.get("/v1/games").get_json()["total"] == 0
+    assert hand_client.get("/v1/games").get_json()["games"] == []
 
 
 # ----- resigning and deciding --------------------------------------------------------------

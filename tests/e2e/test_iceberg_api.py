@@ -26,6 +26,7 @@ from service.bootstrap import build
 from service.settings import Settings
 from service.store.events import events_key
 from tests.support.api import ORGANIZER, Game, bearer
+from tests.support.iceberg import roll_without_waiting, start_and_roll
 from tests.support.waiting import PROMPTLY
 from tests.support.workers import StartWorker
 
@@ -127,13 +128,9 @@ def test_a_roll_is_202_until_the_worker_draws_then_the_die_is_public(
 ) -> None:
     start_worker()
     game = new_game(2, "iceberg")
-    for seat in (0, 1):
-        start = game.legal(seat)
-        assert game.post(seat, start["actions"][0], start["version"]).status_code == 201
-    roll = game.post(0, {"type": "roll"}, 4, "r1", wait=0)
-    assert roll.status_code == 202  # answered before any worker could draw
+    roll = start_and_roll(game)
     assert [e["type"] for e in roll.get_json()["events"]] == ["roll"]
-    again = game.post(0, {"type": "roll"}, 4, "r1", wait=0)
+    again = roll_without_waiting(game)
     assert again.status_code == 202 and again.get_json() == roll.get_json()
     entries = redis_client.xread({events_key(game.id): "0-5"}, block=WITHIN_MS)
     assert entries, "the worker recorded the die"

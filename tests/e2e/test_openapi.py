@@ -565,7 +565,7 @@ def play_game(api: CheckedClient, seed: int) -> set[str]:
 
 def test_a_whole_game_answers_as_documented(api: CheckedClient) -> None:
     api.get("/v1/health", expect=200)
-    assert api.get("/v1/games", expect=200).body["total"] == 0
+    assert api.get("/v1/games", expect=200).body["games"] == []
     pending_kinds: set[str] = set()
     games = 0
     for seed in range(4, 14):  # seed 4 reaches both a tie and a melt
@@ -575,7 +575,7 @@ def test_a_whole_game_answers_as_documented(api: CheckedClient) -> None:
             break
     assert pending_kinds == {"keep_group", "melt"}, "no game reached both pending decisions"
     listed = api.get("/v1/games", expect=200).body
-    assert listed["total"] == games and {g["status"] for g in listed["games"]} == {"over"}
+    assert len(listed["games"]) == games and {g["status"] for g in listed["games"]} == {"over"}
 
 
 def play_iceberg(api: CheckedClient, seed: int, players: int) -> set[str]:
@@ -686,7 +686,7 @@ def test_whole_iceberg_games_answer_as_documented(
             break
     assert pending_kinds == {"remove_tile", "keep_group"}, "no game reached both choices"
     listed = api.get("/v1/games", expect=200).body
-    assert listed["total"] == games and {g["status"] for g in listed["games"]} == {"over"}
+    assert len(listed["games"]) == games and {g["status"] for g in listed["games"]} == {"over"}
     assert {g["game"] for g in listed["games"]} == {"iceberg"}
 
 
@@ -1037,7 +1037,7 @@ def test_whole_ice_breakers_games_answer_as_documented(
     listed = api.get("/v1/games", expect=200).body
     assert {g["game"] for g in listed["games"]} == {"ice-breakers"}
     statuses = sorted(g["status"] for g in listed["games"])  # the refusals' game goes on
-    assert (listed["total"], statuses) == (len(runs) + 1, ["active"] + ["over"] * len(runs))
+    assert (len(listed["games"]), statuses) == (len(runs) + 1, ["active"] + ["over"] * len(runs))
 
 
 # ----- every documented refusal --------------------------------------------------------------
@@ -1086,8 +1086,11 @@ def test_every_documented_status_is_given_and_fits(
 
     # GET /v1/games
     api.get("/v1/games?limit=0", expect=400, code="invalid_query")
-    api.get("/v1/games?offset=-1", expect=400, code="invalid_query")
-    assert len(api.get("/v1/games?offset=1&limit=1", expect=200).body["games"]) == 1
+    api.get("/v1/games?offset=1", expect=400, code="invalid_query")  # no offsets: a cursor
+    first = api.get("/v1/games?limit=1", expect=200).body
+    assert len(first["games"]) == 1 and first["cursor"] is not None
+    then = api.get(f"/v1/games?limit=1&cursor={first['cursor']}", expect=200).body
+    assert len(then["games"]) == 1 and then["games"] != first["games"]
 
     # GET /v1/games/{game_id}
     api.get(base, headers={"Authorization": "Basic abc"}, expect=401, code="invalid_authorization")

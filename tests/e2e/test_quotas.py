@@ -118,7 +118,7 @@ def test_over_the_live_game_quota_is_429_and_writes_nothing(
         message = refused(client.post("/v1/games?wait=1", json=body), "live_game_quota", 2)
         assert "FLOE_LIVE_GAMES_PER_CREATOR" in message
     assert stored(redis_client) == before, "a refused create writes nothing, quota keys neither"
-    assert client.get("/v1/games").get_json()["total"] == 2
+    assert len(client.get("/v1/games").get_json()["games"]) == 2
 
 
 def test_over_the_bot_game_quota_is_429_and_writes_nothing(
@@ -133,7 +133,7 @@ def test_over_the_bot_game_quota_is_429_and_writes_nothing(
         assert "FLOE_BOT_GAMES_PER_CREATOR" in message
     assert stored(redis_client) == before
     created(client.post("/v1/games", json=PEOPLE))  # people's games are not bot games
-    assert client.get("/v1/games").get_json()["total"] == 3
+    assert len(client.get("/v1/games").get_json()["games"]) == 3
 
 
 @pytest.mark.slow
@@ -161,7 +161,7 @@ def test_the_organizer_is_exempt_and_not_counted(
         created(client.post("/v1/games", json=body, headers=bearer(ORGANIZER)))
     assert redis_client.zcard(live_key("127.0.0.1")) == 1
     assert redis_client.zcard(bots_key("127.0.0.1")) == 1
-    assert client.get("/v1/games").get_json()["total"] == 4
+    assert len(client.get("/v1/games").get_json()["games"]) == 4
 
 
 def test_another_address_has_its_own_quota(make_app: MakeApp) -> None:
@@ -203,7 +203,7 @@ def test_concurrent_creates_never_exceed_the_quotas(make_app: MakeApp) -> None:
     }
     if created_bots < 3:
         assert ("bots", "bot_game_quota") not in refusals
-    assert app.test_client().get("/v1/games").get_json()["total"] == 7
+    assert len(app.test_client().get("/v1/games").get_json()["games"]) == 7
 
 
 def test_refusals_before_the_quota_keep_their_status(make_app: MakeApp) -> None:
@@ -247,11 +247,15 @@ def test_a_slot_whose_game_never_appeared_is_pruned_later(
 
 
 def test_zero_turns_the_quotas_off(make_app: MakeApp, redis_client: redis.Redis) -> None:
-    client = make_app(live_games_per_creator=0, bot_games_per_creator=0).test_client()
+    client = make_app(
+        live_games_per_creator=0, bot_games_per_creator=0, stored_bytes_per_creator=0
+    ).test_client()
     for _ in range(5):
         created(client.post("/v1/games", json=BOTS))
     assert redis_client.keys("floe:quota:*") == [], "nothing counted"
-    only_bots = make_app(live_games_per_creator=0, bot_games_per_creator=2).test_client()
+    only_bots = make_app(
+        live_games_per_creator=0, bot_games_per_creator=2, stored_bytes_per_creator=0
+    ).test_client()
     for _ in range(3):
         created(only_bots.post("/v1/games", json=PEOPLE))
     created(only_bots.post("/v1/games", json=BOTS))

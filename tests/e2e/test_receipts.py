@@ -28,6 +28,7 @@ from service.settings import Settings
 from service.store.events import RedisEventStore, events_key
 from tests.support.api import ORGANIZER, Game, bearer
 from tests.support.floe_run import call, floe_run
+from tests.support.iceberg import start_and_roll
 from tests.support.waiting import PROMPTLY
 from tests.support.workers import StartWorker
 
@@ -164,11 +165,7 @@ def test_a_202_and_the_workers_draw_carry_receipts_of_the_stored_events(
 ) -> None:
     start_worker()
     game = new_game(2, "iceberg")
-    for seat in (0, 1):
-        start = game.legal(seat)
-        assert game.post(seat, start["actions"][0], start["version"]).status_code == 201
-    roll = game.post(0, {"type": "roll"}, 4, "r1", wait=0)
-    assert roll.status_code == 202  # answered before any worker could draw
+    roll = start_and_roll(game)
     [receipt] = answered(roll.get_json())
     key = current_key(client)
     assert receipt["version"] == 5 and signed_by(key, game.id, receipt)

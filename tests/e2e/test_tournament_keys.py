@@ -30,8 +30,8 @@ from tests.support.tournament_api import (
     events,
     floe_of,
     people,
-    play_signed_once,
-    play_signed_round,
+    play_once,
+    play_round,
     refused,
     signed_body,
     swiss,
@@ -134,7 +134,7 @@ def test_keyed_players_sign_in_every_game_and_the_roster_commits_to_their_keys(
                 an_unsigned_move_is_refused(client, game["game_id"], tokens[mover])
                 refusals += 1
         assert refusals or number > 1, "three of four players sign: one of them moves first"
-        play_signed_round(client, tournament_id, tokens, KEYS, rng)
+        play_round(client, tournament_id, tokens, rng, keys=KEYS)
         floe_of(app).tournaments.advance(tournament_id)  # the worker's job, here by hand
         assert len(document(client, tournament_id)["rounds"]) == number + (number < 2)
     assert document(client, tournament_id)["status"] == "finished"
@@ -202,7 +202,7 @@ def test_a_late_entrant_brings_their_key_into_their_games(
     assert answer["roster_commitment"] == created["roster_commitment"]
 
     rng = random.Random(9)
-    play_signed_round(client, tournament_id, tokens, {3: eve}, rng)
+    play_round(client, tournament_id, tokens, rng, keys={3: eve})
     floe_of(app).tournaments.advance(tournament_id)
     games = document(client, tournament_id)["rounds"][-1]["games"]
     [hers] = [g for g in games if 3 in g["players"]]
@@ -215,9 +215,9 @@ def test_a_late_entrant_brings_their_key_into_their_games(
     }
     if client.get(f"/v1/games/{hers['game_id']}").get_json()["to_act"] != [seat]:
         opponent = hers["players"][1 - seat]  # signs nothing: moves first, then it is Eve's turn
-        assert play_signed_once(client, hers["game_id"], tokens[opponent], rng, None)
+        assert play_once(client, hers["game_id"], tokens[opponent], rng)
     an_unsigned_move_is_refused(client, hers["game_id"], tokens[3])
-    play_signed_round(client, tournament_id, tokens, {3: eve}, rng)
+    play_round(client, tournament_id, tokens, rng, keys={3: eve})
     floe_of(app).tournaments.advance(tournament_id)
     assert document(client, tournament_id)["status"] == "finished"
 

@@ -29,13 +29,19 @@ from tests.support.waiting import PROMPTLY, wait_until
 
 @pytest.fixture
 def serve_api(tmp_path: Path) -> Iterator[ServeApi]:
-    """Start gunicorn (``workers`` gevent processes) on ``redis_url``; stopped after the test."""
+    """Start gunicorn (``workers`` gevent processes) on ``redis_url``, with ``extra`` variables
+    in its environment; stopped after the test."""
     started: list[subprocess.Popen[bytes]] = []
 
-    def serve(redis_url: str, *, workers: int = 2) -> ServedApi:
+    def serve(redis_url: str, *, workers: int = 2, **extra: str) -> ServedApi:
         port = free_tcp_port()
         argv = api_command(RunSettings(port=port, web_workers=workers))
-        env = {**os.environ, "REDIS_URL": redis_url, "FLOE_ORGANIZER_TOKEN": ORGANIZER}
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "FLOE_ORGANIZER_TOKEN": ORGANIZER,
+            **extra,
+        }
         with (tmp_path / f"gunicorn-{port}.log").open("wb") as log:
             process = subprocess.Popen(
                 argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log

@@ -8,7 +8,6 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -24,6 +23,7 @@ from service.archive.protocol import (
     ArchiveError,
     BadCursor,
 )
+from tests.support import archives
 from tests.support.waiting import PROMPTLY, wait_until
 
 OpenArchive = Callable[[], Archive]
@@ -79,12 +79,8 @@ def raw(url: str, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, .
         return cursor.fetchall() if cursor.description else []
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.processes)])
-def archive_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An empty archive's URL: an SQLite file, or a new PostgreSQL database."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'data' / 'archive.sqlite3'}"
-    return str(request.getfixturevalue("postgres_url"))
+#: An empty archive's URL: an SQLite file, or a new PostgreSQL database (each test, both).
+archive_url = archives.archive_url
 
 
 @pytest.fixture
@@ -314,3 +310,53 @@ def test_a_postgres_archive_connects_again_after_the_server_drops_it(postgres_ur
         assert archive.get("g001") == make_game(1)
     finally:
         archive.close()
+
+
+TOURNAMENT = {
+    "spec": '{"game":"ice","players":[{"name":"Zoë"}]}',
+    "status": "finished",
+    "rounds": "[]",
+    "writes": "7",
+}
+
+
+def test_a_tournament_is_kept_as_put_and_put_again_changes_nothing(
+    opened: OpenArchive, archive_url: str
+) -> None:
+    archive, other = opened(), opened()
+    assert archive.tournament("t1") is None
+    archive.put_tournament("t1", at(5), TOURNAMENT)
+    assert other.tournament("t1") == TOURNAMENT
+    # A mover resumed after a crash puts the same record again, even with another time.
+    other.put_tournament("t1", at(5), dict(TOURNAMENT))
+    archive.put_tournament("t1", at(9), TOURNAMENT)
+    assert raw(archive_url, "SELECT tournament_id, settled_at FROM archived_tournaments") == [
+        ("t1", at(5))
+    ]
+    assert archive.tournament("t1") == TOURNAMENT and archive.tournament("t2") is None
+    assert not archive.has("t1"), "a tournament is not a game"
+
+
+def test_a_different_record_under_an_archived_tournament_is_refused(archive: Archive) -> None:
+    archive.put_tournament("t1", at(5), TOURNAMENT)
+    with pytest.raises(ArchiveConflict, match="t1"):
+        archive.put_tournament("t1", at(5), {**TOURNAMENT, "writes": "8"})
+    with pytest.raises(ArchiveConflict, match="t1"):
+        archive.put_tournament("t1", at(5), {k: v for k, v in TOURNAMENT.items() if k != "rounds"})
+    assert archive.tournament("t1") == TOURNAMENT
+    with pytest.raises(ValueError, match="settled_at"):
+        archive.put_tournament("t2", "yesterday", TOURNAMENT)
+    assert archive.tournament("t2") is None
+
+
+def test_an_archive_made_before_the_tournaments_table_gains_it_on_opening(
+    opened: OpenArchive, archive_url: str
+) -> None:
+    first = opened()
+    first.put(make_game(1))
+    first.close()
+    raw(archive_url, "DROP TABLE archived_tournaments")
+    again = opened()
+    again.put_tournament("t1", at(5), TOURNAMENT)
+    assert again.tournament("t1") == TOURNAMENT and again.get("g001") == make_game(1)
+    assert raw(archive_url, "SELECT key, value FROM archive_meta") == [("schema", "1")]

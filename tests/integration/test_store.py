@@ -9,6 +9,7 @@ import pytest
 import redis
 from redis.crc import key_slot
 
+from domain.engine.canonical import canonical_json
 from domain.engine.log import GENESIS_HASH, StoredEvent, event_hash, seal
 from domain.engine.types import Event
 from service.store.events import (
@@ -54,9 +55,11 @@ def test_append_writes_versions_with_entry_ids_that_are_the_versions(
     assert ids == [b"0-1", b"0-2", b"0-3"]
     assert store.read("g1") == [first, *events]
     assert store.read("g1", after=1, upto=2) == events[:1]
+    stored_bytes = sum(len(canonical_json(e.to_json())) for e in [first, *events])
     assert redis_client.hgetall(meta_key("g1")) == {
         b"game": b"arktia",
         b"version": b"3",
+        b"bytes": str(stored_bytes).encode(),
         b"head": events[-1].hash.encode(),
     }
 

@@ -61,6 +61,7 @@ def floe_env(cluster: LocalCluster, queue_url: str, **extra: str) -> dict[str, s
         "FLOE_RATE_LIMIT_PER_ADDRESS": "0",
         "FLOE_BOT_GAMES_PER_CREATOR": "0",
         "FLOE_LIVE_GAMES_PER_CREATOR": "0",
+        "FLOE_STORED_BYTES_PER_CREATOR": "0",
         **extra,
     }
 

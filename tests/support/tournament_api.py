@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -98,30 +99,53 @@ def stored_rounds(redis_client: redis.Redis, tournament_id: str) -> list[dict[st
     return rounds
 
 
-def play_once(client: FlaskClient, game_id: str, token: str, rng: random.Random) -> bool:
-    """One random legal action of ``token``'s seat, if it has any now."""
+def signed_body(
+    game_id: str, action: dict[str, Any], version: int, private_key: str | None
+) -> dict[str, Any]:
+    """An action's body, signed by ``private_key`` (``domain.engine.signing``) when given."""
+    body: dict[str, Any] = {
+        "action": action,
+        "expected_version": version,
+        "command_id": f"move-{version}",
+    }
+    if private_key is not None:
+        body["signature"] = sign(private_key, action_message(game_id, version, action))
+    return body
+
+
+def play_once(
+    client: FlaskClient,
+    game_id: str,
+    token: str,
+    rng: random.Random,
+    *,
+    private_key: str | None = None,
+) -> bool:
+    """One random legal action of ``token``'s seat, if it has any now; signed by
+    ``private_key`` when the player has one (a keyed seat refuses an unsigned move)."""
     headers = bearer(token)
     legal = client.get(f"/v1/games/{game_id}/legal-actions", headers=headers).get_json()
     if not legal["actions"]:
         return False
-    posted = client.post(
-        f"/v1/games/{game_id}/actions",
-        json={
-            "action": rng.choice(legal["actions"]),
-            "expected_version": legal["version"],
-            "command_id": f"move-{legal['version']}",
-        },
-        headers=headers,
-    )
+    action = rng.choice(legal["actions"])
+    body = signed_body(game_id, action, legal["version"], private_key)
+    posted = client.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
     assert posted.status_code in (201, 202), posted.get_json()
     return True
 
 
 def play_round(
-    client: FlaskClient, tournament_id: str, tokens: dict[int, str], rng: random.Random
+    client: FlaskClient,
+    tournament_id: str,
+    tokens: dict[int, str],
+    rng: random.Random,
+    *,
+    keys: Mapping[int, str] | None = None,
 ) -> None:
     """People play the latest round (of Arktia, which draws nothing) until its games are
-    over; every turn is theirs, so this never waits on anything."""
+    over, each player in ``keys`` signing with their private key; every turn is theirs, so
+    this never waits on anything."""
+    keys = keys or {}
     for _ in range(1000):
         games = document(client, tournament_id)["rounds"][-1]["games"]
         if all(g["status"] == "over" for g in games):
@@ -130,7 +154,11 @@ def play_round(
         for game in games:
             for player in game["players"]:
                 if game["status"] == "active" and player in tokens:
-                    moved = play_once(client, game["game_id"], tokens[player], rng) or moved
+                    key = keys.get(player)
+                    played = play_once(
+                        client, game["game_id"], tokens[player], rng, private_key=key
+                    )
+                    moved = played or moved
         assert moved, f"nobody could move in {games}"
     raise AssertionError("the round never ended")
 
@@ -156,53 +184,9 @@ def verify(tmp_path: Path, name: str, text: str) -> tuple[int, str]:
     return verified.returncode, verified.stdout + verified.stderr
 
 
-def signed_body(
-    game_id: str, action: dict[str, Any], version: int, private_key: str | None
-) -> dict[str, Any]:
-    """An action's body, signed by ``private_key`` (``domain.engine.signing``) when given."""
-    body: dict[str, Any] = {
-        "action": action,
-        "expected_version": version,
-        "command_id": f"move-{version}",
-    }
-    if private_key is not None:
-        body["signature"] = sign(private_key, action_message(game_id, version, action))
-    return body
-
-
-def play_signed_once(
-    client: FlaskClient, game_id: str, token: str, rng: random.Random, private_key: str | None
-) -> bool:
-    """``play_once``, the action signed by ``private_key`` (a keyed player's; None: none)."""
-    headers = bearer(token)
-    legal = client.get(f"/v1/games/{game_id}/legal-actions", headers=headers).get_json()
-    if not legal["actions"]:
-        return False
-    action = rng.choice(legal["actions"])
-    body = signed_body(game_id, action, legal["version"], private_key)
-    posted = client.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
-    assert posted.status_code in (201, 202), posted.get_json()
-    return True
-
-
-def play_signed_round(
-    client: FlaskClient,
-    tournament_id: str,
-    tokens: dict[int, str],
-    keys: dict[int, str],
-    rng: random.Random,
-) -> None:
-    """``play_round``, each player in ``keys`` signing with their private key."""
-    for _ in range(1000):
-        games = document(client, tournament_id)["rounds"][-1]["games"]
-        if all(g["status"] == "over" for g in games):
-            return
-        moved = False
-        for game in games:
-            for player in game["players"]:
-                if game["status"] == "active" and player in tokens:
-                    key = keys.get(player)
-                    played = play_signed_once(client, game["game_id"], tokens[player], rng, key)
-                    moved = played or moved
-        assert moved, f"nobody could move in {games}"
-    raise AssertionError("the round never ended")
+def round_ready(client: FlaskClient, tournament_id: str, number: int) -> bool:
+    """Round ``number`` is made and every game of it created (the worker makes the round,
+    then its games: a game not created yet shows as ``pending``)."""
+    rounds = document(client, tournament_id)["rounds"]
+    made = len(rounds) >= number
+    return made and all(g["status"] != "pending" for g in rounds[number - 1]["games"])

@@ -14,13 +14,35 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import (
+    RAISE,
+    Schema,
+    ValidationError,
+    fields,
+    post_load,
+    validate,
+    validates_schema,
+)
 
 from domain.engine.signing import is_public_key
+from domain.engine.status import GameStatus
 from domain.games import GAMES
+from service.archive.protocol import check_time
 from service.errors import InvalidRequest
+from service.games.search import Filters
 
 MAX_INT = 2**53
+#: ``GET /v1/games``: a page's games by default, and at most.
+SEARCH_LIMIT_DEFAULT = 20
+SEARCH_LIMIT_MAX = 100
+#: A tournament's id, as the spec states it (see ``PRINTABLE`` on the ending).
+RECORD_ID = re.compile(r"[0-9a-f]{16}")
+RECORD_PATTERN = "^[0-9a-f]{16}(?![\\s\\S])"
+#: A service-clock time (``service.clock``), as the spec states it.
+TIME_PATTERN = (
+    "^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]"
+    ":[0-5][0-9]Z(?![\\s\\S])"
+)
 #: The bots a seat may be played by.
 BOT_STRENGTHS = ("random", "greedy", "mcts")
 SIGNATURE = "^[0-9a-f]{128}$"
@@ -363,19 +385,132 @@ class LegalActionsSchema(Schema):
 
 
 class GameSummarySchema(Schema):
+    """A game in a listing, the same whether Redis holds it or it is archived: nothing a
+    spectator may not see."""
+
     id = fields.String(required=True)
     game = fields.String(required=True, metadata=ref("GameName"))
-    created_at = fields.String(required=True, metadata=ref("Timestamp"))
-    version = fields.Integer(required=True, metadata=ref("Version"))
     status = fields.String(required=True, metadata=ref("Status"))
-    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    version = fields.Integer(required=True, metadata=ref("Version"))
+    created_at = fields.String(required=True, metadata=ref("Timestamp"))
+    ended_at = fields.String(
+        allow_none=True,
+        required=True,
+        metadata=ref("Timestamp", "When the game ended (its `game_over`); null unless over."),
+    )
+    tournament = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The id of the tournament the game is part of, or null."},
+    )
+    players = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "The seats' names, in seat order."},
+    )
+    outcome = fields.Dict(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The `game_over` event's data; null unless over."},
+    )
 
 
 class GameListSchema(Schema):
+    """A page of a search: the games Redis holds first (newest created first), then the
+    archived ones (latest ended first). ``cursor`` asks for the next page; null on the
+    last."""
+
     games = fields.List(fields.Nested(GameSummarySchema), required=True)
-    total = fields.Integer(required=True, validate=validate.Range(min=0))
-    offset = fields.Integer(required=True, validate=validate.Range(min=0))
-    limit = fields.Integer(required=True, validate=validate.Range(min=1, max=500))
+    cursor = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "Send it as `?cursor=` for the next page; null: no more."},
+    )
+    limit = fields.Integer(required=True, validate=validate.Range(min=1, max=SEARCH_LIMIT_MAX))
+
+
+def a_service_time(value: str) -> None:
+    """A time as the service clock writes it (``2026-11-22T12:00:00Z``): games' times are
+    compared as text, which another form would break."""
+    try:
+        check_time(value, "a time")
+    except ValueError as error:
+        raise ValidationError(str(error)) from None
+
+
+def a_record_id(value: str) -> None:
+    """16 lowercase hex digits exactly (a regex ``$`` would let a trailing newline by)."""
+    if RECORD_ID.fullmatch(value) is None:
+        raise ValidationError("a tournament id is 16 lowercase hex digits")
+
+
+class GameSearchQuerySchema(Schema):
+    """``GET /v1/games``'s query: every filter given must match. (``make spec`` states the
+    operation's query parameters from these fields.)"""
+
+    class Meta:
+        unknown = RAISE
+
+    player = fields.String(
+        validate=[validate.Length(min=1, max=64), printable_name],
+        metadata={
+            "description": "Only games with a seat of this name (exactly).",
+            "pattern": PRINTABLE,
+        },
+    )
+    game = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "Only games of this game (its name, as `game` in a view)."},
+    )
+    tournament = fields.String(
+        validate=a_record_id,
+        metadata={
+            "description": "Only the games of this tournament (its id).",
+            "pattern": RECORD_PATTERN,
+        },
+    )
+    status = fields.String(
+        validate=validate.OneOf([status.value for status in GameStatus]),
+        metadata={
+            "description": "Only games of this status; `active` and `awaiting_random` games "
+            "are never archived."
+        },
+    )
+    before = fields.String(
+        validate=a_service_time,
+        metadata={
+            "description": "Only games that ended before this time (strictly): games over only.",
+            "format": "date-time",
+            "pattern": TIME_PATTERN,
+        },
+    )
+    after = fields.String(
+        validate=a_service_time,
+        metadata={
+            "description": "Only games that ended after this time (strictly): games over only.",
+            "format": "date-time",
+            "pattern": TIME_PATTERN,
+        },
+    )
+    limit = StrictInt(
+        load_default=SEARCH_LIMIT_DEFAULT,
+        validate=validate.Range(min=1, max=SEARCH_LIMIT_MAX),
+        metadata={"description": "At most this many games."},
+    )
+    cursor = fields.String(
+        validate=validate.Length(min=1, max=1024),
+        metadata={
+            "description": "The previous page's `cursor`: the page after it. Absent: the first."
+        },
+    )
+
+    @post_load
+    def _filters(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """``{"filters", "limit", "cursor"}``: the filters as the search takes them."""
+        limit, cursor = data.pop("limit"), data.pop("cursor", None)
+        status = data.pop("status", None)
+        filters = Filters(**data, status=None if status is None else GameStatus(status))
+        return {"filters": filters, "limit": limit, "cursor": cursor}
 
 
 class BotFailureSchema(Schema):
@@ -408,6 +543,7 @@ CREATE_GAME = CreateGameSchema()
 POST_ACTION = PostActionSchema()
 GAME_CREATED = GameCreatedSchema()
 GAME_LIST = GameListSchema()
+GAME_SEARCH_QUERY = GameSearchQuerySchema()
 GAME_VIEW = GameViewSchema()
 LEGAL_ACTIONS = LegalActionsSchema()
 ACTION_ACCEPTED = ActionAcceptedSchema()
@@ -423,6 +559,20 @@ def load(schema: Schema, body: Any) -> dict[str, Any]:
         loaded: dict[str, Any] = schema.load(body)
     except ValidationError as error:
         raise InvalidRequest("invalid_body", _describe(error.messages)) from error
+    return loaded
+
+
+def load_query(schema: Schema, args: Mapping[str, list[str]], **parsed: Any) -> dict[str, Any]:
+    """A route's query parameters (``request.args.to_dict(flat=False)``) through ``schema``,
+    with ``parsed`` given for those the route read already; 400 ``invalid_query`` saying what
+    is wrong, a parameter given twice included (never one value picked silently)."""
+    for name, values in args.items():
+        if len(values) > 1:
+            raise InvalidRequest("invalid_query", f"the query parameter {name!r} is given twice")
+    try:
+        loaded: dict[str, Any] = schema.load({**{k: v[0] for k, v in args.items()}, **parsed})
+    except ValidationError as error:
+        raise InvalidRequest("invalid_query", _describe(error.messages)) from error
     return loaded
 
 

@@ -91,6 +91,12 @@ MARSHMALLOW: dict[str, type[Schema]] = {
     "ServiceKey": key_schemas.ServiceKeySchema,
     "ServiceKeys": key_schemas.ServiceKeysSchema,
 }
+#: The operations whose query parameters are a marshmallow schema's fields, stated from it (so
+#: what the route loads and what the document says never differ); the operation's YAML
+#: lists only parameters besides these.
+QUERIES: dict[tuple[str, str], type[Schema]] = {
+    ("/v1/games", "get"): game_schemas.GameSearchQuerySchema,
+}
 #: Stated once per game (``<Game><Name>``) and as their union (``<Name>``); the tournament
 #: ones for competitive games only.
 BY_GAME = ("GameView", "CreateGameRequest", "OpenTableRequest", "Table", "TableOpened")
@@ -173,6 +179,24 @@ def marshmallow_schemas() -> dict[str, JSON_SCHEMA]:
     found: dict[str, JSON_SCHEMA] = _refined(spec.to_dict()["components"]["schemas"])
     assert set(found) == set(MARSHMALLOW), f"apispec named schemas {set(found) - set(MARSHMALLOW)}"
     return found
+
+
+def query_parameters(schema: type[Schema]) -> list[JSON_SCHEMA]:
+    """``schema``'s fields as an operation's query parameters, each optional."""
+    plugin = MarshmallowPlugin()
+    APISpec(title="Floe API", version="1", openapi_version="3.1.0", plugins=[plugin])
+    assert plugin.converter is not None
+    stated = plugin.converter.schema2parameters(schema, location="query")
+    return [
+        {
+            "name": parameter["name"],
+            "in": "query",
+            "required": False,
+            "description": parameter.get("description", ""),
+            "schema": _refined(parameter["schema"]),
+        }
+        for parameter in stated
+    ]
 
 
 # ----- the games -----------------------------------------------------------------------------
@@ -875,6 +899,14 @@ def build(games: Mapping[str, Game[Any]]) -> dict[str, Any]:
             if name in builder.shared:
                 raise ValueError(f"{resource}.yaml: the schema {name} exists already")
             builder.shared[name] = schema
+    for (path, method), schema in QUERIES.items():
+        operation = paths[path][method]
+        parameters = query_parameters(schema) + operation.pop("parameters", [])
+        # said where the YAML says parameters: before the body and the answers
+        later = {
+            key: operation.pop(key) for key in ("requestBody", "responses") if key in operation
+        }
+        paths[path][method] = {**operation, "parameters": parameters, **later}
     _examples(paths, builder.games)
     info = frame["info"]
     info["description"] = (

@@ -12,7 +12,8 @@ const MY_TABLES = "floe:my-tables";
 const POLL_MS = 1000;
 const LIST_MS = 5000;
 const GAMES_PAGE = 20;
-let gamesOffset = 0;
+// How many pages of games the list shows: "More games" adds one; each refresh rereads them.
+let gamesPages = 1;
 
 function say(text, kind = "") {
   message.className = kind;
@@ -285,10 +286,27 @@ async function refreshTables() {
 
 // ----- games -----
 
+/** The first `pages` pages of `GET /v1/games`, following the cursors; and whether more exist. */
+async function listGames(pages) {
+  const games = [];
+  let cursor = null;
+  for (let page = 0; page < pages; page += 1) {
+    const query = new URLSearchParams({ limit: GAMES_PAGE });
+    if (cursor) query.set("cursor", cursor);
+    const listed = await api(`/v1/games?${query}`);
+    games.push(...listed.games);
+    cursor = listed.cursor;
+    if (!cursor) break;
+  }
+  // A game archived while the pages were read may come twice (ids are stable): show it once.
+  const seen = new Set();
+  return { games: games.filter((game) => !seen.has(game.id) && seen.add(game.id)), more: cursor !== null };
+}
+
 async function refreshGames() {
   let listed;
   try {
-    listed = await api(`/v1/games?offset=${gamesOffset}&limit=${GAMES_PAGE}`);
+    listed = await listGames(gamesPages);
   } catch (error) {
     $("games").replaceChildren(h("li", { class: "error" }, `Cannot list games: ${error.words || error}`));
     return;
@@ -296,15 +314,15 @@ async function refreshGames() {
   const rows = listed.games.map((game) => {
     const mine = storedToken("game", game.id);
     const url = `/games/${encodeURIComponent(game.id)}`;
-    return h("li", { dataset: { game: game.id } },
+    return h("li", { dataset: { game: game.id, testid: "listed-game" } },
       h("div", { class: "row" }, h("b", {}, gameTitle(game.game)),
         h("span", {}, statusWords(game.status)), h("span", { class: "muted" }, `v${game.version}`),
         h("a", { href: url, class: "button secondary" }, mine && game.status !== "over" ? "Play" : game.status === "over" ? "See" : "Watch"),
         h("a", { href: `${url}/replay` }, "Replay")),
-      h("div", { class: "muted" }, `${game.id} · ${game.seats.map((s) => s.name).join(", ")} · ${game.created_at}`));
+      h("div", { class: "muted" }, `${game.id} · ${game.players.join(", ")} · ${game.ended_at ? `ended ${game.ended_at}` : game.created_at}`));
   });
   $("games").replaceChildren(...(rows.length ? rows : [h("li", { class: "muted" }, "No games yet.")]));
-  $("more-games").hidden = listed.total <= gamesOffset + GAMES_PAGE;
+  $("more-games").hidden = !listed.more;
 }
 
 // ----- start -----
@@ -336,7 +354,7 @@ function start() {
     refreshGames();
   });
   $("more-games").addEventListener("click", () => {
-    gamesOffset += GAMES_PAGE;
+    gamesPages += 1;
     refreshGames();
   });
   renderOptions();
