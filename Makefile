@@ -31,7 +31,7 @@ PIP_COMPILE := CUSTOM_COMPILE_COMMAND='make lock' $(BIN)/python -m piptools comp
 LINT_PATHS := $(wildcard domain service replay bench tests)
 
 .DELETE_ON_ERROR:
-.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament bench-cluster bench-servers clean chromium postgresql docs
+.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament bench-cluster bench-servers clean chromium postgresql debian-redis docs
 
 # The runtime only (what `make run` needs); install-dev adds every development tool.
 .venv install: $(RUN_STAMP)
@@ -91,12 +91,26 @@ postgresql:
 	  ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { echo "make: the archive tests need PostgreSQL: install Debian's postgresql package (sudo apt-get install postgresql)" >&2; exit 1; }; \
 	}
 
+# The cluster tests also run a cluster of Debian's Redis 7 (redis-server beside the bundled 6.2,
+# which starts replicas' first sync later): install `redis-server` when /usr/bin/redis-server is
+# missing, as root with apt-get, as for chromium. (Any service the package starts is never used.)
+DEBIAN_REDIS := /usr/bin/redis-server
+
+debian-redis:
+	@test -x $(DEBIAN_REDIS) || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing Debian's redis-server for the cluster tests"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server; \
+	  fi; \
+	  test -x $(DEBIAN_REDIS) || { echo "make: the cluster tests need $(DEBIAN_REDIS): install Debian's redis-server package (sudo apt-get install redis-server)" >&2; exit 1; }; \
+	}
+
 # Every test (no path given: pytest uses testpaths from pyproject.toml), on TEST_WORKERS xdist
 # workers: those that run Floe's services (floe run, gunicorn, workers, the cluster, Chromium;
 # tests/conftest.py groups them) one at a time on one worker, the rest beside them.
 # TEST_WORKERS=0 runs everything in the one pytest process.
 TEST_WORKERS ?= 2
-test: $(DEV_STAMP) chromium postgresql
+test: $(DEV_STAMP) chromium postgresql debian-redis
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # The fast lane, about a minute: lint and types, then the tests that no marker calls slow,

@@ -226,8 +226,12 @@ def timed(client: Client, requests: list[Request], samples: int) -> list[dict[st
 
 
 def end(client: Client, game_id: str, tokens: list[str]) -> int:
-    """End the game: its first seat resigns (in Ice Breakers, the crew's failure)."""
-    version = client.json("GET", f"/v1/games/{game_id}")["version"]
+    """End the game, unless it ended on its own: its first seat resigns (in Ice Breakers,
+    the crew's failure)."""
+    view = client.json("GET", f"/v1/games/{game_id}")
+    version = int(view["version"])
+    if view["status"] == "over":
+        return version
     body = {"action": {"type": "resign"}, "expected_version": version, "command_id": "bench-end"}
     path = f"/v1/games/{game_id}/actions"
     answered = client.json("POST", path, body, token=tokens[0])

@@ -6,6 +6,7 @@
 #
 # Redis fixtures: one private redis-server per test session (free TCP port on 127.0.0.1,
 # data in a tmp dir), emptied before every test that asks for it. Never the Redis on 6379.
+# TEST_REDIS_SERVER names another redis-server binary to run (tests/support/redis_binary.py).
 # Under pytest-xdist each worker process is a session of its own, with its own server.
 # ---------------------------------------------------------------------------------------
 from __future__ import annotations
@@ -24,6 +25,7 @@ from hypothesis import HealthCheck, settings
 
 from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
 from tests.support.markers import SERVICES, marks_for
+from tests.support.redis_binary import redis_server_binary
 from tests.support.waiting import AT_LENGTH
 from tests.support.workers import StartWorker
 
@@ -66,7 +68,7 @@ def join_group(config: pytest.Config, item: pytest.Item, group: str) -> None:
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
     """A throwaway redis-server for the whole session (nothing persisted: speed)."""
     data_dir: Path = tmp_path_factory.mktemp("redis")
-    with RedisServer(data_dir, config=EPHEMERAL_CONFIG) as server:
+    with RedisServer(data_dir, config=EPHEMERAL_CONFIG, executable=redis_server_binary()) as server:
         yield server
 
 

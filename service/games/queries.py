@@ -7,6 +7,7 @@ Nothing here writes, and nothing knows HTTP.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from domain.engine import play
@@ -31,6 +32,15 @@ STATUS_WORDS = {
 }
 #: The legal-action lists' budget per process: thousands of states' lists.
 LEGAL_CACHE_BYTES = 8 * 1024 * 1024
+#: The board pictures' budget per process: a board weighs some 25 to 40 KB, so some
+#: hundreds of pictures, the ones asked for last (docs/operations/limits.md).
+PICTURE_CACHE_BYTES = 16 * 1024 * 1024
+
+#: A picture's name: its game (whose names never change), the hash of the event that made its
+#: version (unique even across a failover), the seat whose secrets it may show (None: a
+#: spectator's, the organizer's, or a public one) and whether the seed is out (then every
+#: event shows unmasked). Status words and outcome follow from the state the hash names.
+PictureKey = tuple[str, str, int | None, bool]
 
 
 class GameQueries:
@@ -40,6 +50,7 @@ class GameQueries:
         store: EventStore,
         *,
         legal_cache_bytes: int = LEGAL_CACHE_BYTES,
+        picture_cache_bytes: int = PICTURE_CACHE_BYTES,
     ) -> None:
         self._repository = repository
         self._store = store
@@ -48,6 +59,9 @@ class GameQueries:
         self._legal: ByteBoundedLRU[tuple[str, str, int], list[JSON]] = ByteBoundedLRU(
             legal_cache_bytes
         )
+        #: Board pictures by ``PictureKey``: an old version's picture otherwise refolds the
+        #: game up to it on every request (issue 27).
+        self._pictures: ByteBoundedLRU[PictureKey, str] = ByteBoundedLRU(picture_cache_bytes)
 
     def view(self, meta: GameMeta, viewer: Viewer, version: int | None = None) -> JSON:
         """The game now, or at ``version``, as ``viewer`` may see it."""
@@ -65,21 +79,59 @@ class GameQueries:
             bot_failure=self._bot_failure(meta, latest) if state is latest else None,
         )
 
+    @property
+    def pictures(self) -> ByteBoundedLRU[PictureKey, str]:
+        """The cached pictures (for tests and the benchmarks)."""
+        return self._pictures
+
     def picture(self, meta: GameMeta, viewer: Viewer, version: int | None = None) -> str:
         """The board as an SVG document at ``version`` (default: now), drawn from what
-        ``viewer`` may see, with the event that made that version as the viewer sees it."""
-        shown = self.view(meta, viewer, version)
-        v = shown["version"]
-        made = self._repository.read(meta.game_id, after=v - 1, upto=v)
+        ``viewer`` may see, with the event that made that version as the viewer sees it.
+
+        Drawn once per ``PictureKey``: the key holds everything the picture shows that its
+        game (whose names never change) does not, so a kept one is what drawing it again
+        would give, byte for byte. Finding the key reads one event and folds nothing.
+        """
+        seat = viewer.reader_seat(meta.game_id)
+        head = self._repository.head(meta)
+        latest = head.state
+        at = latest.version if version is None else version
+        if not 1 <= at <= latest.version:
+            self._repository.state_at(meta, at, latest=latest)  # says which versions exist
+        if at == latest.version:
+            made = head.hash
+        else:
+            [event] = self._repository.read(meta.game_id, after=at - 1, upto=at)
+            made = event.hash
+        seed_out = latest.seed is not None
+        # a public picture (``game_view``) is the same for every viewer
+        public = seed_out or (at == latest.version and latest.over)
+        key = (meta.game_id, made, None if public else seat, seed_out)
+        picture = self._pictures.get(key)
+        if picture is None:
+            picture = self._draw(meta, latest, seat, at)
+            self._pictures.put(key, picture, sys.getsizeof(picture))
+        return picture
+
+    def _draw(self, meta: GameMeta, latest: GameState[Any], seat: int | None, at: int) -> str:
+        """The picture at version ``at`` of the game whose head is ``latest``: drawn from
+        that one head, so it is the picture its key names even if the game moves meanwhile."""
+        state = (
+            latest if at == latest.version else self._repository.state_at(meta, at, latest=latest)
+        )
+        shown = game_view(
+            meta.rules, state, seat, seats=meta.seats_json(), revealed_seed=latest.seed
+        )
+        made = self._repository.read(meta.game_id, after=at - 1, upto=at)
         # a revealed seed means the game is over: everything is public
         events = self.shown(meta, made, game_over=shown["seed"] is not None)
         status = STATUS_WORDS[GameStatus(shown["status"])]
         scene = Scene.of(
             shown["state"],
-            names=[seat["name"] for seat in shown["seats"]],
+            names=[s.name for s in meta.seats],
             event=events[-1] if events else None,
             outcome=shown["outcome"],
-            title=f"{shown['game']} {shown['id']} v{v} ({status})",
+            title=f"{shown['game']} {shown['id']} v{at} ({status})",
         )
         return meta.bundle.svg(scene)
 

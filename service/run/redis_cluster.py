@@ -3,6 +3,12 @@
 
 For the tests and the benchmarks, which need a real cluster on one machine; a deployment
 runs its own cluster and names its nodes in ``REDIS_URL``.
+
+A cluster is ready only once every node sees it whole *and* every replica has finished its
+first sync with its master: until then a write's ``WAIT`` reaches no replica. Redis 7 starts
+a diskless sync only after ``repl-diskless-sync-delay`` (5 s by default), so a cluster called
+ready on ``cluster_state:ok`` alone failed every replicated write for its first seconds; the
+nodes here set that delay to 0 and ``start_cluster`` waits for the links to be up.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ NODE_CONFIG: Mapping[str, str] = {
     "cluster-enabled": "yes",
     "cluster-config-file": "nodes.conf",
     "cluster-node-timeout": "1000",
+    # a replica's first sync starts at once (Redis 7 waits 5 s by default, Redis 6 sync on disk)
+    "repl-diskless-sync-delay": "0",
 }
 
 
@@ -65,6 +73,18 @@ class LocalCluster:
         running = [node for node in self.nodes if node.running]
         return all(cluster_info(node).get("cluster_state") == "ok" for node in running)
 
+    def replicated(self, replicas: int) -> bool:
+        """Every running master has ``replicas`` replicas whose first sync is done."""
+        running = [node for node in self.nodes if node.running]
+        infos = [replication(node) for node in running]
+        masters = [info for info in infos if info.get("role") == "master"]
+        followers = [info for info in infos if info.get("role") == "slave"]
+        return all(int(info.get("connected_slaves", 0)) >= replicas for info in masters) and all(
+            info.get("master_link_status") == "up"
+            and not int(info.get("master_sync_in_progress", 0))
+            for info in followers
+        )
+
     def stop(self) -> None:
         for node in self.nodes:
             with contextlib.suppress(Exception):
@@ -81,21 +101,36 @@ def cluster_info(node: RedisServer) -> dict[str, str]:
     return dict(line.split(":", 1) for line in raw.splitlines() if ":" in line)
 
 
-def role(node: RedisServer) -> str:
+def replication(node: RedisServer) -> dict[str, str]:
+    """``INFO replication`` of one node, its values as text."""
     with node.client() as client:
-        return str(client.info("replication")["role"])
+        return {str(k): str(v) for k, v in client.info("replication").items()}
+
+
+def role(node: RedisServer) -> str:
+    return str(replication(node)["role"])
 
 
 def start_cluster(
-    base: Path, masters: int = 3, replicas: int = 1, *, timeout: float = 30.0
+    base: Path,
+    masters: int = 3,
+    replicas: int = 1,
+    *,
+    timeout: float = 30.0,
+    executable: str | None = None,
 ) -> LocalCluster:
-    """``masters`` masters with ``replicas`` replicas each, whole and answering."""
+    """``masters`` masters with ``replicas`` replicas each, whole, answering and replicated
+    (every replica's first sync done). ``executable``: the ``redis-server`` to run (default
+    ``find_redis_server()``'s); its ``redis-cli`` beside it joins the nodes."""
+    executable = executable or find_redis_server()
     nodes = [
-        RedisServer(base / f"node{i}", port=cluster_port(), config=NODE_CONFIG).start()
+        RedisServer(
+            base / f"node{i}", port=cluster_port(), config=NODE_CONFIG, executable=executable
+        ).start()
         for i in range(masters * (1 + replicas))
     ]
     cluster = LocalCluster(nodes)
-    cli = str(Path(find_redis_server()).with_name("redis-cli"))
+    cli = str(Path(executable).with_name("redis-cli"))
     created = subprocess.run(
         [
             cli,
@@ -114,10 +149,10 @@ def start_cluster(
         cluster.stop()
         raise RuntimeError(f"redis-cli --cluster create failed: {created.stdout}{created.stderr}")
     deadline = time.monotonic() + timeout
-    while not _whole(cluster):
+    while not _ready(cluster, replicas):
         if time.monotonic() > deadline:
             cluster.stop()
-            raise RuntimeError("the cluster did not become whole in time")
+            raise RuntimeError("the cluster did not become whole and replicated in time")
         time.sleep(0.05)  # polling a condition on servers we just started
     return cluster
 
@@ -132,8 +167,8 @@ def cluster_port() -> int:
     raise RuntimeError("no free port pair for a cluster node")
 
 
-def _whole(cluster: LocalCluster) -> bool:
+def _ready(cluster: LocalCluster, replicas: int) -> bool:
     try:
-        return cluster.healthy()
+        return cluster.healthy() and cluster.replicated(replicas)
     except redis.RedisError:
         return False

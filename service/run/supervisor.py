@@ -3,12 +3,14 @@
 A deliberately small supervisor for local use and demos: one command, one Ctrl-C. Every
 child runs in its own session so a terminal Ctrl-C reaches only this process, which then
 stops the children in order -- API and workers first (they may still write), Redis last.
-A job worker that dies is started again, after a short backoff: workers hold nothing of
-their own (what a dead one held is found again by the sweeper), and one ends itself when an
-item is stuck past its deadline (``service.jobs.deadlines``). Its replacement does not retry
-failed bot moves (an operator's restart does), so a bot that hangs does not hang each
-replacement in turn. A worker that keeps dying as it starts, or any other child that dies,
-stops the others and ``run`` returns non-zero, so a half-running system never looks healthy.
+A job worker or the API (gunicorn's master; gunicorn itself replaces its own workers) that
+dies is started again, after a backoff, and the log says so: workers hold nothing of their
+own (what a dead one held is found again by the sweeper), and one ends itself when an item is
+stuck past its deadline (``service.jobs.deadlines``); the API holds nothing either (every
+game is in the store). A worker's replacement does not retry failed bot moves (an operator's
+restart does), so a bot that hangs does not hang each replacement in turn. A part that keeps
+dying as it starts (a bad configuration, say), or a Redis that dies, stops the others and
+``run`` returns non-zero, so a half-running system never looks healthy.
 
 With its own event store (``REDIS_URL`` unset) it also starts the job queues' Redis (unless
 ``FLOE_QUEUE_URL`` names one): a second redis-server in ``<data_dir>/queue``, in memory only
@@ -33,6 +35,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +60,7 @@ from service.settings import Settings
 
 __all__ = [
     "Child",
+    "RestartPolicy",
     "Settings",
     "ShutdownRequest",
     "api_command",
@@ -74,14 +78,35 @@ __all__ = [
 ]
 
 POLL_INTERVAL = 0.1
-#: A worker that died is started again after this long, doubled for each death in a row that
-#: came within ``STEADY_SECONDS`` of its start, up to ``RESTART_MAX_SECONDS``.
+#: A worker or the API that died is started again after this long, doubled for each death in a
+#: row that came within ``STEADY_SECONDS`` of its start, up to ``RESTART_MAX_SECONDS``.
 RESTART_SECONDS = 1.0
 RESTART_MAX_SECONDS = 30.0
 STEADY_SECONDS = 60.0
-#: A worker that dies this many times in a row within ``STEADY_SECONDS`` of its start cannot
-#: run (a bad configuration, say): ``floe run`` stops, as when any other child dies.
+#: A part that dies this many times in a row within ``STEADY_SECONDS`` of its start cannot
+#: run (a bad configuration, say): ``floe run`` stops, as when a Redis dies.
 QUICK_DEATHS_ALLOWED = 5
+
+
+@dataclass(frozen=True)
+class RestartPolicy:
+    """When a part that died starts again: after a backoff that doubles while it keeps
+    dying soon after each start, up to a cap, and never once it has so died too often.
+
+    Only deaths in a row that each came soon after a start count (``quick_deaths``): a part
+    that ran ``STEADY_SECONDS`` had a fault now and then, not one that stops it running.
+    """
+
+    #: Deaths in a row, each within ``STEADY_SECONDS`` of a start, of the part in this place.
+    quick_deaths: int = 0
+
+    def after_death(self, started: float, died: float) -> tuple[RestartPolicy, float | None]:
+        """The policy for the part's replacement, and the seconds to wait before starting it
+        (None: give up, the part keeps dying as it starts)."""
+        quick = 0 if died - started >= STEADY_SECONDS else self.quick_deaths + 1
+        if quick >= QUICK_DEATHS_ALLOWED:
+            return RestartPolicy(quick), None
+        return RestartPolicy(quick), min(RESTART_MAX_SECONDS, RESTART_SECONDS * float(2**quick))
 
 
 @dataclass
@@ -93,24 +118,19 @@ class Child:
     process: subprocess.Popen[bytes]
     #: What it is, for the log (a worker: whether it works only draws).
     note: str = ""
-    #: Starts another in its place (workers only); None: its death stops ``floe run``.
+    #: Starts another in its place (workers and the API); None: its death stops ``floe run``.
     again: Callable[[], Child] | None = None
     started: float = field(default_factory=time.monotonic)
-    #: Deaths in a row, each within ``STEADY_SECONDS`` of its start, of those in its place.
-    quick_deaths: int = 0
+    #: How those in its place have died so far.
+    policy: RestartPolicy = field(default_factory=RestartPolicy)
 
     def restart_delay(self, now: float) -> float | None:
         """Seconds to wait before starting another in its place, now that it died; None:
-        it may not be replaced (not a worker, or one that keeps dying as it starts)."""
+        it may not be replaced (a Redis, or a part that keeps dying as it starts)."""
         if self.again is None:
             return None
-        if now - self.started >= STEADY_SECONDS:
-            self.quick_deaths = 0
-        else:
-            self.quick_deaths += 1
-            if self.quick_deaths >= QUICK_DEATHS_ALLOWED:
-                return None
-        return min(RESTART_MAX_SECONDS, RESTART_SECONDS * float(2**self.quick_deaths))
+        self.policy, delay = self.policy.after_death(self.started, now)
+        return delay
 
 
 @dataclass
@@ -244,6 +264,24 @@ def start_embedded_redis(
     return server.start()
 
 
+def without_secrets(urls: str) -> str:
+    """``urls`` (one URL, or several comma-separated as a cluster's ``REDIS_URL``) with any
+    password replaced by ``***``: what ``floe run`` prints, so no log line holds a secret."""
+    return ",".join(_hide_password(url.strip()) for url in urls.split(","))
+
+
+def _hide_password(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address keeps its brackets
+        host = f"[{host}]"
+    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port is not None else "")
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
 #: What ``floe run`` keeps in its data directory (the archive: its default SQLite file).
 OWN_ENTRIES = frozenset(
     {"redis", "queue", "keys", "archive.sqlite3", "archive.sqlite3-wal", "archive.sqlite3-shm"}
@@ -308,7 +346,7 @@ def supervise(
     clock: Callable[[], float] = time.monotonic,
 ) -> Child | None:
     """Block until a shutdown is requested (returns None) or a child that may not be replaced
-    exits (returns it). A worker that exits is replaced after its backoff
+    exits (returns it). A worker or the API that exits is replaced after its backoff
     (``Child.restart_delay``): ``children`` is updated in place. ``servers`` (the Redis
     servers) are watched, never replaced."""
     due: dict[int, float] = {}  # place in ``children`` -> when its replacement starts
@@ -337,9 +375,11 @@ def supervise(
 def _replace(dead: Child, say: Callable[[str], None]) -> Child:
     assert dead.again is not None
     child = dead.again()
-    child.quick_deaths = dead.quick_deaths
+    child.policy = dead.policy
     pid = child.process.pid
-    say(f"{child.name}  {child.address}  (pid {pid}, {child.note}; replaces {dead.process.pid})")
+    note = f", {child.note}" if child.note else ""
+    shown = without_secrets(child.address)
+    say(f"{child.name:<7} {shown}  (pid {pid}{note}; replaces {dead.process.pid})")
     return child
 
 
@@ -397,6 +437,16 @@ def _start_worker(
     return worker
 
 
+def _start_api(settings: Settings, address: str, env: Mapping[str, str]) -> Child:
+    """The API's gunicorn, with what starts another in its place should it die. A killed
+    master's workers stop accepting within a second (they leave once their parent changes),
+    and gunicorn retries a port still held for a few seconds, so the new one binds it.
+    """
+    api = start_child("api", address, api_command(settings), env)
+    api.again = lambda: _start_api(settings, address, env)
+    return api
+
+
 def run(
     argv: list[str] | None = None,
     *,
@@ -439,13 +489,13 @@ def run(
             say(f"redis   {redis_url}  (pid {redis.pid}, data {redis.data_dir})")
         else:
             redis_url = settings.redis_url
-            say(f"redis   {redis_url}  (external, from REDIS_URL)")
+            say(f"redis   {without_secrets(redis_url)}  (external, from REDIS_URL)")
         child_env = {**env, "REDIS_URL": redis_url}
         if queue is not None:
             child_env["FLOE_QUEUE_URL"] = queue.url
             say(f"queue   {queue.url}  (pid {queue.pid}, in memory: rebuilt after a crash)")
         elif settings.queue_url is not None:
-            say(f"queue   {settings.queue_url}  (external, from FLOE_QUEUE_URL)")
+            say(f"queue   {without_secrets(settings.queue_url)}  (external, from FLOE_QUEUE_URL)")
         key_file = settings.service_key_file or default_file(settings.data_dir)
         try:  # made here, once, before anything that signs starts: every part gets its path
             key = service_key.load(key_file)
@@ -464,16 +514,17 @@ def run(
                 say(f"error: {exc}")
                 return 1
             child_env["FLOE_ARCHIVE_URL"] = settings.archive_url
-            say(f"archive {settings.archive_url}  (games over {settings.archive_after_s:g} s)")
+            shown = without_secrets(settings.archive_url)
+            say(f"archive {shown}  (games over {settings.archive_after_s:g} s)")
 
         for number in range(settings.job_workers):
             # With two or more, the first works only draws: dice never wait behind bots.
             draws_only = number == 0 and settings.job_workers > 1
             worker = _start_worker(settings.python, redis_url, child_env, draws_only=draws_only)
             children.append(worker)
-            say(f"worker  {redis_url}  (pid {worker.process.pid}, {worker.note})")
+            say(f"worker  {without_secrets(redis_url)}  (pid {worker.process.pid}, {worker.note})")
         api_address = f"http://{settings.host}:{settings.port}"
-        api = start_child("api", api_address, api_command(settings), child_env)
+        api = _start_api(settings, api_address, child_env)
         children.append(api)
         say(f"api     {api_address}  (pid {api.process.pid})")
 
@@ -484,7 +535,13 @@ def run(
             servers.append(Child("queue redis", queue.url, queue.process))
         died = supervise(children, request, servers=servers, say=say)
         if died is not None:
-            say(f"error: {_describe_exit(died)}; stopping the others")
+            if died.again is not None:
+                say(
+                    f"error: {_describe_exit(died)}: {QUICK_DEATHS_ALLOWED} deaths in a row, "
+                    f"each within {STEADY_SECONDS:g} s of its start; stopping the others"
+                )
+            else:
+                say(f"error: {_describe_exit(died)}; stopping the others")
             status = died.process.returncode or 1
             return status if status > 0 else 1
         say(f"received {request.names[0]}; stopping")

@@ -43,6 +43,7 @@ from tests.support.cluster import (
     watch_to_end,
     whole,
 )
+from tests.support.redis_binary import redis_server_binary
 from tests.support.waiting import AT_LENGTH, PROMPTLY, wait_until
 
 REDIS_CLI = str(Path(find_redis_server()).with_name("redis-cli"))
@@ -52,7 +53,9 @@ PEOPLE = [{"name": "Ada"}, {"name": "Bo"}]
 @pytest.fixture
 def own_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     """Three masters, three replicas, for one test alone (it kills or reshards nodes)."""
-    cluster = start_cluster(tmp_path_factory.mktemp("own-cluster"))
+    cluster = start_cluster(
+        tmp_path_factory.mktemp("own-cluster"), executable=redis_server_binary()
+    )
     try:
         yield cluster
     finally:

@@ -19,6 +19,7 @@ import pytest
 from service.run.redis_server import RedisServer, free_tcp_port
 from service.run.supervisor import api_command, start_embedded_redis
 from service.settings import Settings as RunSettings
+from tests.support.redis_binary import redis_server_binary
 from tests.support.served import (
     ORGANIZER,
     ServeApi,
@@ -80,7 +81,7 @@ def durable_redis() -> Iterator[RedisServer]:
     Its directory is short-named (a unix socket path is limited to ~100 bytes).
     """
     data_dir = Path(tempfile.mkdtemp(prefix="floe-faults-"))
-    server = start_embedded_redis(data_dir)
+    server = start_embedded_redis(data_dir, executable=redis_server_binary())
     try:
         yield server
     finally:

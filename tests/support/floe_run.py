@@ -11,6 +11,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -35,6 +36,8 @@ ANSWER_WITHIN = 30.0
 PLAYERS = [{"name": "a"}, {"name": "b"}]
 
 Reply = tuple[int, Any, dict[str, str]]
+_PID = re.compile(r"\(pid (\d+)")
+_REPLACES = re.compile(r"; replaces (\d+)\)")
 
 
 @dataclass
@@ -56,14 +59,33 @@ class FloeRun:
             if line.startswith("floe: worker")
         ]
 
+    def current_worker_pids(self) -> list[int]:
+        """The job workers running now, one per place: a replacement (``...; replaces N)``)
+        takes the place of the worker it replaces."""
+        return self._current("floe: worker")
+
+    def api_pid(self) -> int:
+        """The API's gunicorn master running now (the last one started)."""
+        [pid] = self._current("floe: api")
+        return pid
+
+    def _current(self, prefix: str) -> list[int]:
+        places: list[int] = []
+        for line in self.log().splitlines():
+            if not line.startswith(prefix):
+                continue
+            pid = int(_PID.findall(line)[-1])
+            replaced = _REPLACES.search(line)
+            if replaced is None:
+                places.append(pid)
+            else:
+                places[places.index(int(replaced[1]))] = pid
+        return places
+
     def api_workers(self) -> list[int]:
-        """The gunicorn worker processes (children of the ``floe: api`` process)."""
-        api = [
-            int(line.rsplit("(pid ", 1)[1].split(")")[0])
-            for line in self.log().splitlines()
-            if line.startswith("floe: api")
-        ]
-        children = Path(f"/proc/{api[0]}/task/{api[0]}/children").read_text().split()
+        """The gunicorn worker processes (children of the current ``floe: api`` process)."""
+        api = self.api_pid()
+        children = Path(f"/proc/{api}/task/{api}/children").read_text().split()
         return [int(pid) for pid in children]
 
     def queue_redis(self) -> redis.Redis:

@@ -101,11 +101,11 @@ def test_a_worker_that_keeps_dying_as_it_starts_stops_everything() -> None:
     assert [line.rsplit(" in ", 1)[1] for line in restarts] == ["2 s", "4 s", "8 s", "16 s"]
 
 
-def test_the_api_or_a_redis_server_dying_stops_everything() -> None:
+def test_a_part_that_may_not_be_replaced_or_a_redis_server_dying_stops_everything() -> None:
     world = World()
-    api = world.child("api", worker=False)
-    cast(FakeProcess, api.process).returncode = 1
-    assert supervise([api], ShutdownRequest(), sleep=world.sleep, clock=world.clock) is api
+    fixed = world.child("redis", worker=False)
+    cast(FakeProcess, fixed.process).returncode = 1
+    assert supervise([fixed], ShutdownRequest(), sleep=world.sleep, clock=world.clock) is fixed
     redis = world.child("queue redis", worker=False)
     cast(FakeProcess, redis.process).returncode = -9
     worker = world.child("worker", worker=True)
