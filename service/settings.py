@@ -460,6 +460,15 @@ class Settings:
                 "FLOE_REDIS_CLUSTER=1 needs REDIS_URL (one or more cluster nodes) and "
                 "FLOE_QUEUE_URL (a Redis for the job queues: RQ runs on one Redis)"
             )
+        token = self.organizer_token
+        # The organizer's token seeds games and exports them unfinished: one anyone could
+        # guess must stop the start, not serve. (16 characters; not one character repeated.)
+        if token is not None and (len(token) < 16 or len(set(token)) == 1):
+            raise ValueError(
+                "FLOE_ORGANIZER_TOKEN is too weak: give at least 16 characters, not all the "
+                "same (e.g. the output of `python3 -c 'import secrets; "
+                "print(secrets.token_urlsafe(32))'`)"
+            )
 
     @property
     def store_url(self) -> str:

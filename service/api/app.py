@@ -8,7 +8,7 @@ client or clock, or a ready-built ``Floe``.
 from __future__ import annotations
 
 import redis
-from flask import Flask, request
+from flask import Flask, Response, request
 
 from service.api.docs import docs
 from service.api.errors import register_error_handlers
@@ -21,6 +21,11 @@ from service.api.tournaments import tournaments_v1
 from service.bootstrap import Floe, build
 from service.clock import Clock, utc_now
 from service.settings import Settings
+
+#: The policy of every answer that sets none of its own (JSON, SVG, NDJSON, CSV, files): an
+#: answer opened as a document of its own (an SVG, say) may load and run nothing, nor be
+#: framed. The pages and ``/docs`` set theirs.
+STRICT_POLICY = "default-src 'none'; frame-ancestors 'none'"
 
 
 def create_app(
@@ -44,6 +49,13 @@ def create_app(
         """Every ``/v1`` request counts against its address and token (429 when over)."""
         if request.path == "/v1" or request.path.startswith("/v1/"):
             limiter.check(request.remote_addr, request.headers.get("Authorization"))
+
+    @app.after_request
+    def no_sniffing(response: Response) -> Response:
+        """Every answer is what its type says (``nosniff``), and runs nothing by default."""
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers.setdefault("Content-Security-Policy", STRICT_POLICY)
+        return response
 
     app.register_blueprint(v1)
     app.register_blueprint(tables_v1)

@@ -4,7 +4,9 @@
 - ``GET /openapi.json``: the same document as JSON.
 - ``GET /docs``: Swagger UI rendering ``/openapi.json``. Its assets come from the
   ``flask-swagger-ui`` package (Swagger UI's own dist files, kept current upstream) and are
-  served from ``/docs/assets/<file>``: no CDN, so the page works offline too.
+  served from ``/docs/assets/<file>``: no CDN, so the page works offline too. Its
+  ``Content-Security-Policy`` (``POLICY``) lets it run those files and its one inline script,
+  nothing else.
 
 None of these is under ``/v1``: they are not rate limited and not part of the spec's paths.
 The spec is package data (``service/api/spec/openapi.yaml``, found through the package, so an
@@ -13,6 +15,8 @@ installed copy serves it too), read once, on first use.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from functools import cache
 from importlib.resources import files
@@ -60,21 +64,35 @@ PAGE = """<!DOCTYPE html>
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
-  <script>
+  <script>{START}</script>
+</body>
+</html>
+"""
+#: The page's one inline script: it starts Swagger UI on Floe's own spec (no validator badge,
+#: which would send the spec's address to a third party).
+START = """
     window.onload = function () {
       window.ui = SwaggerUIBundle({
         url: "/openapi.json",
         dom_id: "#swagger-ui",
         deepLinking: true,
+        validatorUrl: null,
         presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
         plugins: [SwaggerUIBundle.plugins.DownloadUrl],
         layout: "StandaloneLayout"
       });
     };
-  </script>
-</body>
-</html>
-"""
+  """
+#: What the page needs and no more: Floe's own scripts and that inline one (by its hash),
+#: styles (Swagger UI sets some inline), its icons as data: URLs, and calls to Floe itself
+#: (the spec, and "Try it out").
+POLICY = (
+    "default-src 'none'; "
+    "script-src 'self' 'sha256-"
+    + base64.b64encode(hashlib.sha256(START.encode()).digest()).decode()
+    + "'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 
 @cache
@@ -100,7 +118,10 @@ def openapi_json() -> Response:
 
 @docs.get("/docs")
 def reference() -> Response:
-    return Response(PAGE, mimetype="text/html")
+    response = Response(PAGE.replace("{START}", START, 1), mimetype="text/html")
+    response.headers["Content-Security-Policy"] = POLICY
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
 
 
 @docs.get("/docs/assets/<name>")

@@ -4,6 +4,7 @@ JSON, a numeric query parameter, and rendering through a schema. Shared by the b
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from flask import Response, current_app, request
@@ -43,28 +44,25 @@ def bad_request(code: str, message: str) -> InvalidRequest:
 
 
 def json_body() -> Any:
-    """The request body as JSON: 413 over the size limit, 415 for a declared non-JSON type,
-    400 ``malformed_json`` when it is not (interoperable) JSON.
+    """The request body as JSON: 413 over the size limit, 415 unless it is declared JSON, 400
+    ``malformed_json`` when it is not (interoperable) UTF-8 JSON.
 
-    A body without ``Content-Type`` is read as JSON, a number of zero fraction (``164.0``)
-    as the integer it is. Refused as malformed besides bad syntax:
-    invalid UTF-8, the ``NaN``/``Infinity`` literals, integers of more than 4300 digits,
-    nesting deeper than ``MAX_JSON_DEPTH`` and lone surrogates (``"\\ud800"``), which no
-    UTF-8 store or hash can hold.
+    A body must come as ``application/json`` (or ``application/*+json``), with no charset or
+    ``utf-8``: a browser sends a cross-site request without asking first only with no type
+    or a form's or ``text/plain``, so no visitor's browser can be made to post here. Only an
+    empty body may come without a type (it is 400 all the same). A number of zero
+    fraction (``164.0``) is the integer it is. Refused as malformed besides bad syntax: a
+    body that is not UTF-8 (UTF-16 and -32 included, which a JSON parser would otherwise
+    guess), the ``NaN``/``Infinity`` literals, integers of more than 4300 digits, nesting
+    deeper than ``MAX_JSON_DEPTH`` and lone surrogates (``"\\ud800"``), which no UTF-8 store
+    or hash can hold.
     """
     raw = request.get_data(cache=True)  # 413 (werkzeug) before anything is parsed
-    mimetype = request.mimetype
-    is_json = mimetype == "application/json" or (
-        mimetype.startswith("application/") and mimetype.endswith("+json")
-    )
-    if request.content_type is not None and not is_json:
-        raise HttpError(
-            415,
-            "unsupported_media_type",
-            f"send the body as application/json, not {mimetype or 'an empty content type'!r}",
-        )
+    if raw or request.content_type is not None:
+        require_content_type(is_json_type, "application/json")
     if not raw.strip():
         raise bad_request("malformed_json", "the request body is empty; send a JSON object")
+    check_utf8(raw)
     try:
         body = json_codec.decode(raw)
     except (ValueError, RecursionError) as error:
@@ -74,6 +72,53 @@ def json_body() -> Any:
     if _FRACTION.search(raw):
         body = _integral(body)
     return body
+
+
+def require_content_type(accepted: Callable[[str], bool], wanted: str) -> None:
+    """415 ``unsupported_media_type`` unless the request declares a type ``accepted`` takes,
+    with no charset or ``utf-8``: a missing ``Content-Type`` is refused too (see
+    ``json_body``). Every route that reads a body asks this first."""
+    if request.content_type is None or not request.mimetype:
+        raise HttpError(
+            415, "unsupported_media_type", f"declare the body's type: Content-Type: {wanted}"
+        )
+    if not accepted(request.mimetype):
+        raise HttpError(
+            415, "unsupported_media_type", f"send the body as {wanted}, not {request.mimetype!r}"
+        )
+    charset = request.mimetype_params.get("charset")
+    if charset is not None and charset.lower() != "utf-8":
+        raise HttpError(
+            415, "unsupported_media_type", f"bodies are UTF-8: charset={charset!r} is not read"
+        )
+
+
+def is_json_type(mimetype: str) -> bool:
+    """``application/json`` and the ``+json`` types (``application/merge-patch+json``)."""
+    return mimetype == "application/json" or (
+        mimetype.startswith("application/") and mimetype.endswith("+json")
+    )
+
+
+def check_utf8(raw: bytes) -> None:
+    """400 ``malformed_json`` for a body that is not UTF-8: JSON parsers guess UTF-16 and -32
+    from NULs or a byte order mark, and Floe reads only UTF-8 (RFC 8259)."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff", b"\xef\xbb\xbf")):
+        raise bad_request(
+            "malformed_json", "the request body starts with a byte order mark: send UTF-8, no BOM"
+        )
+    if b"\x00" in raw:
+        raise bad_request(
+            "malformed_json", "the request body holds NUL bytes (UTF-16 or -32?): send UTF-8"
+        )
+    if raw.isascii():
+        return
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise bad_request(
+            "malformed_json", f"the request body is not UTF-8 (byte {error.start}): send UTF-8"
+        ) from None
 
 
 def _integral(value: Any) -> Any:

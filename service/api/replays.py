@@ -37,8 +37,7 @@ from domain.games import GAMES
 from replay.timeline import Timeline, TimelineError, from_events
 from replay.tournament.audit import audit_tournament, is_manifest_line
 from replay.verify import audit_lines
-from service.api.errors import HttpError
-from service.api.http import int_arg, only_query
+from service.api.http import int_arg, only_query, require_content_type
 from service.errors import InvalidRequest
 
 replays = Blueprint("replays", __name__, url_prefix="/v1")
@@ -48,20 +47,15 @@ MAX_REPLAY_BYTES = 2 * 1024 * 1024
 #: Boards drawn per request (``?count=``), and the default.
 MAX_BOARDS = 100
 DEFAULT_BOARDS = 20
-#: The content types an export file may be sent as (none at all is read as NDJSON too).
+#: The content types an export file may be sent as: one is required, so that no visitor's
+#: browser can be made to upload (a cross-site request without a type is not asked first).
 NDJSON_TYPES = frozenset({"application/octet-stream", "application/x-ndjson", "application/jsonl"})
 
 
 def _lines() -> list[str]:
-    """The body's lines: 413 over the limit, 415 for a declared type that is not NDJSON, 400
+    """The body's lines: 415 unless declared NDJSON, 413 over the limit, 400
     ``empty_body`` for nothing at all (an empty file is no export file)."""
-    if request.content_type is not None and request.mimetype not in NDJSON_TYPES:
-        raise HttpError(
-            415,
-            "unsupported_media_type",
-            "send the export file as application/octet-stream or application/x-ndjson, "
-            f"not {request.mimetype or 'an empty content type'!r}",
-        )
+    require_content_type(NDJSON_TYPES.__contains__, "application/x-ndjson")
     request.max_content_length = MAX_REPLAY_BYTES
     raw = request.get_data(cache=False)  # 413 (werkzeug) when over MAX_REPLAY_BYTES
     if not raw:

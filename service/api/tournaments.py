@@ -29,6 +29,7 @@ from service.api.http import (
     render,
 )
 from service.api.schemas import tournaments as schemas
+from service.api.schemas.names import check_entered_name
 from service.bootstrap import Floe
 from service.errors import organizer_only
 from service.games.access import Viewer
@@ -158,7 +159,9 @@ def start_round(tournament_id: str) -> Response:
 def post_decision(tournament_id: str) -> Response:
     """The organizer's decision: withdraw, enter, correct, pause, resume or cancel."""
     viewer, tournament_id = _organizer(tournament_id, "a decision on a tournament")
-    decided = current_floe().tournaments.decide(tournament_id, json_body(), viewer)
+    body = json_body()
+    check_entered_name(body)  # an entrant's name follows the rules of every name (400)
+    decided = current_floe().tournaments.decide(tournament_id, body, viewer)
     return render(schemas.TOURNAMENT_DECIDED, decided, 201)
 
 

@@ -11,13 +11,16 @@ seat, the game's seat carries it (``SeatInfo.public_key``), and every move of th
 signed with it (``service.games.signatures``), so neither the host nor a leaked token can
 move for them.
 
-Refusals: a join finds no open seat, 409 ``table_full``; a cancelled or started table, 409
-``table_not_open``; an expired or unknown table, 404 ``table_not_found``. An open table lives
-``ttl_seconds``; a started or cancelled one is kept ``kept_seconds`` more, then forgotten (its
-game, once made, is a game like any other). One creator (client address) may keep
-``open_per_creator`` tables open at once (429 ``open_table_quota``); the game a table makes
-counts against its host's game quotas, taken when its last seat fills (429 to that joiner,
-who does not take the seat, while the host is at a quota). The organizer has no quotas.
+Refusals: a join finds no open seat, 409 ``table_full``; a joiner whose name reads as a
+seated one's (case and Unicode normalisation aside: ``store.name_key``), 409 ``name_taken``,
+decided in the step that seats them, so two joiners racing under one name cannot both sit; a
+cancelled or started table, 409 ``table_not_open``; an expired or unknown table, 404
+``table_not_found``. An open table lives ``ttl_seconds``; a started or cancelled one is kept
+``kept_seconds`` more, then forgotten (its game, once made, is a game like any other). One
+creator (client address) may keep ``open_per_creator`` tables open at once (429
+``open_table_quota``); the game a table makes counts against its host's game quotas, taken
+when its last seat fills (429 to that joiner, who does not take the seat, while the host is
+at a quota). The organizer has no quotas.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any, Literal
 
 from service.clock import Clock, later, millis
 from service.errors import (
+    Conflict,
     Forbidden,
     NotFound,
     OpenTableQuota,
@@ -235,6 +239,8 @@ class Tables:
                 raise table_not_found(table_id)
             if result.reason == "table_full":
                 raise table_full()
+            if result.reason == "name_taken":
+                raise name_taken(name, int(result.status or 0))
             raise table_not_open(result.status or "")
         self._release_unless_starting(table_id, reserved)
         raise table_full()  # the seats kept going to others: as good as full for this joiner
@@ -328,6 +334,14 @@ def _check_setup(command: OpenTable, game_id: str) -> None:
 def _players(record: TableRecord) -> tuple[NewPlayer, ...]:
     """The game's players, as the table seats them (each person's key goes into their seat)."""
     return tuple(NewPlayer(s.name or "", s.bot, s.public_key) for s in record.seats)
+
+
+def name_taken(name: str, seat: int) -> Conflict:
+    return Conflict(
+        "name_taken",
+        f"seat {seat} of this table is named {name!r} already (case and accents' encoding "
+        "aside): choose another name",
+    )
 
 
 def table_not_found(table_id: str) -> NotFound:

@@ -9,8 +9,10 @@ concerned, so each script touches one slot:
   ``created_at``, ``expires_at``, ``status`` (open, starting, started, cancelled), ``host``
   (the host token's SHA-256), ``creator``, ``game_id``, and per seat ``seat:<i>:name``,
   ``seat:<i>:bot``, ``seat:<i>:open`` (``1`` for a seat a stranger may take),
-  ``seat:<i>:token`` (the SHA-256 of its token, once someone holds it) and ``seat:<i>:key``
-  (the Ed25519 public key its person signs with, only for a seat that has one).
+  ``seat:<i>:token`` (the SHA-256 of its token, once someone holds it), ``seat:<i>:key``
+  (the Ed25519 public key its person signs with, only for a seat that has one) and
+  ``seat:<i>:same`` (the name's ``name_key``, for a named seat: ``join.lua`` refuses a joiner
+  whose name reads as one already seated, in the same step that seats them).
 - ``floe:tables:open``, ``floe:tables:started``  sorted sets of table ids by creation (for
   listing; members whose table expired are dropped when listed).
 - ``floe:tables:creator:{c}``   sorted set: a creator's open tables, scored by expiry (ms).
@@ -22,6 +24,7 @@ longer, so a link to it still answers, then expires too.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -42,6 +45,12 @@ TableStatus = Literal["open", "starting", "started", "cancelled"]
 PUT = Script.load(__package__, "put.lua")
 JOIN = Script.load(__package__, "join.lua")
 MOVE = Script.load(__package__, "move.lua")
+
+
+def name_key(name: str) -> str:
+    """What two names that read the same share: NFC, then case folded (and NFC again, which
+    folding can undo), so ``Ann``, ``ANN`` and ``A\u0301nn`` against ``Ánn`` meet."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
 table_key = KeyPattern("floe:table:{<id>}")
@@ -90,7 +99,8 @@ class Joined:
 
 @dataclass(frozen=True, slots=True)
 class JoinRefused:
-    #: ``missing``, ``not_open`` or ``table_full``.
+    #: ``missing``, ``not_open``, ``table_full``, ``taken``, ``reserve_first`` or
+    #: ``name_taken``.
     reason: str
     status: str | None = None
 
@@ -136,6 +146,7 @@ class TableStore:
             fields[prefix + "open"] = "1" if seat.open else "0"
             if seat.name is not None:
                 fields[prefix + "name"] = seat.name
+                fields[prefix + "same"] = name_key(seat.name)
             if seat.bot is not None:
                 fields[prefix + "bot"] = seat.bot
             if seat.public_key is not None:
@@ -186,6 +197,7 @@ class TableStore:
             token_hash=token_hash,
             holds_quota="1" if reserved else "0",
             public_key=public_key or "",
+            same=name_key(name),
         )
         kind = _text(reply[0])
         if kind == "ok":

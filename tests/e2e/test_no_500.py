@@ -15,6 +15,8 @@ from service.api.app import create_app
 from service.settings import Settings
 from tests.support.api import ORGANIZER, Game, bearer
 
+JSON = {"Content-Type": "application/json"}
+
 NewGame = Callable[..., Game]
 
 ATOMS: list[Any] = [
@@ -109,10 +111,14 @@ def test_random_requests_never_get_a_server_error(client: FlaskClient, new_game:
             response = client.post(f"/v1/games/{game.id}/actions", json=body, headers=headers)
         elif kind == 1:
             response = client.post(
-                f"/v1/games/{game.id}/actions", data=json.dumps(random_json(rng)), headers=headers
+                f"/v1/games/{game.id}/actions",
+                data=json.dumps(random_json(rng)),
+                headers={**headers, **JSON},
             )
         elif kind == 2:
-            response = client.post("/v1/games", data=json.dumps(random_json(rng)), headers=headers)
+            response = client.post(
+                "/v1/games", data=json.dumps(random_json(rng)), headers={**headers, **JSON}
+            )
         elif kind == 3:
             path = rng.choice(["", "/state", "/events", "/legal-actions", "/export"])
             query = rng.choice(
@@ -218,7 +224,9 @@ def test_random_tournament_requests_never_get_a_server_error_nor_leave_half_of_o
             headers = bearer(token) if token is not None else {}
             before = tournament_records(redis_client)
             response = client.post(
-                "/v1/tournaments", data=json.dumps(random_tournament(rng)), headers=headers
+                "/v1/tournaments",
+                data=json.dumps(random_tournament(rng)),
+                headers={**headers, **JSON},
             )
             if response.status_code == 201:
                 created = response.get_json()

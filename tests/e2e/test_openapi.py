@@ -64,6 +64,8 @@ SPEC_PATH = ROOT / "openapi.yaml"
 #: Served beside the API (service/api/docs.py), outside ``/v1`` and outside the spec's paths.
 DOC_ROUTES = frozenset({"/openapi.yaml", "/openapi.json", "/docs", "/docs/assets/{name}"})
 ORGANIZER = "organizer-token-for-the-openapi-tests"
+#: A JSON body declared as such (a body without a type is 415).
+DECLARED_JSON = {"Content-Type": "application/json"}
 #: A tournament as the dead store and the rate limiter see it.
 TOURNAMENT = {
     "game": "arktia",
@@ -1058,7 +1060,7 @@ def test_every_documented_status_is_given_and_fits(
     # POST /v1/games
     create = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
     seed = bytes(range(32)).hex()
-    api.post("/v1/games", data="{", expect=400, code="malformed_json")
+    api.post("/v1/games", data="{", headers=DECLARED_JSON, expect=400, code="malformed_json")
     api.post("/v1/games", json_body=[create], expect=400, code="invalid_body")
     api.post("/v1/games", json_body={**create, "colour": "red"}, expect=400, code="invalid_body")
     api.post("/v1/games", json_body={**create, "game": "chess"}, expect=400, code="invalid_body")
@@ -1137,7 +1139,7 @@ def test_every_documented_status_is_given_and_fits(
     api.post(actions, token=t0, data="x" * 70_000, expect=413, code="body_too_large")
     api.post(actions, token=t0, data="{}", headers=plain, expect=415, code="unsupported_media_type")
     api.post(actions, token=t0, data="", expect=400, code="malformed_json")
-    api.post(actions, token=t0, data="{", expect=400, code="malformed_json")
+    api.post(actions, token=t0, data="{", headers=DECLARED_JSON, expect=400, code="malformed_json")
     refusals: list[tuple[Any, str]] = [
         ([good], "invalid_body"),
         ({k: v for k, v in good.items() if k != "expected_version"}, "invalid_body"),
@@ -1316,7 +1318,9 @@ def check_clocks_resigning_and_decisions(api: CheckedClient, redis_url: str) -> 
     timed.post(decide, token=t0, json_body=forfeit, expect=403, code="organizer_only")
     timed.post(decide, token=ORGANIZER, data="x" * 70_000, code="body_too_large")
     timed.post(decide, token=ORGANIZER, data="{}", headers=plain, code="unsupported_media_type")
-    timed.post(decide, token=ORGANIZER, data="{", expect=400, code="malformed_json")
+    timed.post(
+        decide, token=ORGANIZER, data="{", headers=DECLARED_JSON, expect=400, code="malformed_json"
+    )
     refused: list[tuple[Any, str]] = [
         ([forfeit], "invalid_body"),
         ({**forfeit, "decision": "draw"}, "unknown_decision"),
@@ -1543,7 +1547,7 @@ def check_tables(api: CheckedClient, seat_token: str) -> None:
     api.post("/v1/tables", token="nope", json_body=body, expect=401, code="unknown_token")
     api.post("/v1/tables", data="x" * 70_000, expect=413, code="body_too_large")
     api.post("/v1/tables", data="{}", headers=plain, expect=415, code="unsupported_media_type")
-    api.post("/v1/tables", data="{", expect=400, code="malformed_json")
+    api.post("/v1/tables", data="{", headers=DECLARED_JSON, expect=400, code="malformed_json")
     api.post("/v1/tables", json_body={**body, "seats": []}, expect=400, code="invalid_body")
     solo = {**body, "seats": [{"open": True}]}
     api.post("/v1/tables", json_body=solo, expect=400, code="player_count")
@@ -1599,7 +1603,9 @@ def check_tournaments(api: CheckedClient, seat_token: str, redis_client: redis.R
     api.post(
         new, token=ORGANIZER, data="{}", headers=plain, expect=415, code="unsupported_media_type"
     )
-    api.post(new, token=ORGANIZER, data="{", expect=400, code="malformed_json")
+    api.post(
+        new, token=ORGANIZER, data="{", headers=DECLARED_JSON, expect=400, code="malformed_json"
+    )
     schema_refusals: list[Any] = [
         [swiss],
         {**swiss, "extra": 1},
@@ -1814,7 +1820,14 @@ def check_tournament_director(
         expect=415,
         code="unsupported_media_type",
     )
-    api.post(decisions, token=ORGANIZER, data="{", expect=400, code="malformed_json")
+    api.post(
+        decisions,
+        token=ORGANIZER,
+        data="{",
+        headers=DECLARED_JSON,
+        expect=400,
+        code="malformed_json",
+    )
     malformed: list[tuple[Any, str]] = [
         ([pause], "invalid_body"),
         ({"decision": "withdraw", "player": "1", "reason": "Gone."}, "invalid_field"),
@@ -1899,13 +1912,22 @@ def check_replays(api: CheckedClient, finished: str) -> None:
         judged = api.post("/v1/replays", data=hostile, headers=ndjson, expect=200).body
         assert (judged["kind"], judged["verdict"]["status"]) == ("tournament", "failed")
     cut = b"".join(export.splitlines(keepends=True)[:2])
-    assert api.post("/v1/replays", data=cut, expect=200).body["verdict"]["status"] == "incomplete"
-    assert api.post("/v1/replays", data=b"{", expect=200).body["verdict"]["status"] == "failed"
+    assert (
+        api.post("/v1/replays", data=cut, headers=ndjson, expect=200).body["verdict"]["status"]
+        == "incomplete"
+    )
+    assert (
+        api.post("/v1/replays", data=b"{", headers=ndjson, expect=200).body["verdict"]["status"]
+        == "failed"
+    )
     api.post("/v1/replays?count=101", data=export, expect=400, code="invalid_query")
     api.post("/v1/replays?from=0", data=export, expect=400, code="invalid_query")
     api.post("/v1/replays?x=1", data=export, expect=400, code="invalid_query")
     api.post("/v1/replays", data=b"", headers=ndjson, expect=400, code="empty_body")
-    assert api.post("/v1/replays", data=b"\n", expect=200).body["verdict"]["status"] == "failed"
+    assert (
+        api.post("/v1/replays", data=b"\n", headers=ndjson, expect=200).body["verdict"]["status"]
+        == "failed"
+    )
     plain = {"Content-Type": "text/plain"}
     api.post("/v1/replays", data=export, headers=plain, expect=415, code="unsupported_media_type")
     huge = b"x" * (2 * 1024 * 1024 + 1)

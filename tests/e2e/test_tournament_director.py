@@ -407,7 +407,8 @@ def test_decisions_are_refused_in_order_and_refusals_write_nothing(
         "/v1/tournaments/0123456789abcdef/decisions", json=ok, headers=bearer(ORGANIZER)
     )
     refused(unknown, 404, "tournament_not_found")
-    refused(client.post(here, data="{", headers=bearer(ORGANIZER)), 400, "malformed_json")
+    as_json = {"Content-Type": "application/json", **bearer(ORGANIZER)}
+    refused(client.post(here, data="{", headers=as_json), 400, "malformed_json")
     # Well-formed, and refused by the tournament as it stands: 409 with the domain's code.
     for body, code in [
         ({"decision": "withdraw", "player": 1, "reason": "r"}, "too_few_players"),

@@ -13,6 +13,8 @@ on the server's state, and no schema says them:
   game's): the body alone cannot say which game that is;
 - an organizer's decision may name only seats the game has (``unknown_seat``, 422): a
   positive one keeps to seats below the game's fewest (every game of it has those);
+- no two seats of a table may have names that read the same (case and Unicode normalisation
+  aside: ``service.api.schemas.names.same_names``);
 - a bot signs nothing: a player, a table's seat or a late entry (``enter``) with both a
   ``bot`` and a ``public_key`` is 400, and so is a table's open seat with a ``public_key`` (the
   stranger who takes it brings their own);
@@ -41,6 +43,7 @@ from jsonschema import Draft202012Validator
 from domain.engine.departures import RESIGN
 from domain.games import GAMES
 from domain.tournament.plan import Plan, PlanError
+from service.api.schemas.names import same_names
 
 #: ``game_id`` -> game name, for the ids a test already knows (others are asked of the API).
 KNOWN_GAMES: dict[str, str] = {}
@@ -86,7 +89,8 @@ def filter_case(context: Any, case: Any) -> bool:
     if (method, path) == ("post", "/v1/games"):
         return _keys_for_people(case.body.get("players"))
     if (method, path) == ("post", "/v1/tables"):
-        return _keys_for_people(case.body.get("seats"), open_seats=True)
+        seats = case.body.get("seats")
+        return _keys_for_people(seats, open_seats=True) and _names_differ(seats)
     if (method, path) == ("post", "/v1/tournaments/{tournament_id}/decisions"):
         return _keys_for_people([case.body])
     if (method, path) == ("post", "/v1/games/{game_id}/actions"):
@@ -109,6 +113,14 @@ def _keys_for_people(players: Any, *, open_seats: bool = False) -> bool:
         if player.get("bot") is not None or (open_seats and player.get("open") is True):
             return False
     return True
+
+
+def _names_differ(seats: Any) -> bool:
+    """Whether no two of ``seats``' names read the same."""
+    if not isinstance(seats, list):
+        return True
+    names = [s["name"] for s in seats if isinstance(s, dict) and isinstance(s.get("name"), str)]
+    return same_names(names) is None
 
 
 def _of_the_game(action: Any, game: str | None) -> bool:

@@ -27,6 +27,7 @@ from marshmallow import (
 from domain.engine.signing import is_public_key
 from domain.engine.status import GameStatus
 from domain.games import GAMES
+from service.api.schemas.names import MAX_NAME, NAME_PATTERN, NAME_RULES, display_name
 from service.archive.protocol import check_time
 from service.errors import InvalidRequest
 from service.games.search import Filters
@@ -94,11 +95,8 @@ class PlayerSchema(Schema):
 
     name = fields.String(
         required=True,
-        validate=[validate.Length(min=1, max=64), printable_name],
-        metadata={
-            "description": "1..64 characters, no control characters (NUL, newline, ...).",
-            "pattern": PRINTABLE,
-        },
+        validate=[validate.Length(min=1, max=MAX_NAME), display_name],
+        metadata={"description": NAME_RULES, "pattern": NAME_PATTERN},
     )
     bot = fields.String(
         load_default=None,

@@ -8,18 +8,12 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.engine.signing import is_public_key
-from service.api.schemas.games import (
-    BOT_STRENGTHS,
-    PRINTABLE,
-    HostedGameRequest,
-    load,
-    printable_name,
-    ref,
-)
+from service.api.schemas.games import BOT_STRENGTHS, HostedGameRequest, load, ref
+from service.api.schemas.names import MAX_NAME, NAME_PATTERN, display_name, same_names
 
 __all__ = ["load"]
 
-NAME: list[Callable[[Any], Any]] = [validate.Length(min=1, max=64), printable_name]
+NAME: list[Callable[[Any], Any]] = [validate.Length(min=1, max=MAX_NAME), display_name]
 BOTS = validate.OneOf(BOT_STRENGTHS, error="bot is 'random', 'greedy' or 'mcts'")
 
 
@@ -56,7 +50,7 @@ class SeatRequestSchema(Schema):
         unknown = RAISE
 
     name = fields.String(
-        validate=NAME, metadata={"description": "As a player's name.", "pattern": PRINTABLE}
+        validate=NAME, metadata={"description": "As a player's name.", "pattern": NAME_PATTERN}
     )
     bot = fields.String(
         load_default=None, allow_none=True, validate=BOTS, metadata=ref("BotStrength")
@@ -87,8 +81,18 @@ class OpenTableSchema(HostedGameRequest):
         fields.Nested(SeatRequestSchema),
         required=True,
         validate=validate.Length(min=1, max=8),
-        metadata={"description": "The seats in order; the game bounds the count."},
+        metadata={
+            "description": "The seats in order; the game bounds the count. No two names "
+            "may read the same (case and Unicode normalisation aside)."
+        },
     )
+
+    @validates_schema
+    def _names_differ(self, data: Mapping[str, Any], **_: Any) -> None:
+        named = [seat["name"] for seat in data.get("seats", []) if seat.get("name") is not None]
+        twice = same_names(named)
+        if twice is not None:
+            raise ValidationError(f"two seats are named {twice!r} (case aside)", "seats")
 
 
 class JoinTableSchema(Schema):
@@ -98,7 +102,11 @@ class JoinTableSchema(Schema):
     name = fields.String(
         required=True,
         validate=NAME,
-        metadata={"description": "As a player's name.", "pattern": PRINTABLE},
+        metadata={
+            "description": "As a player's name; none seated may read the same (case and "
+            "Unicode normalisation aside: 409 `name_taken`).",
+            "pattern": NAME_PATTERN,
+        },
     )
     public_key = public_key_field(
         "The joiner's Ed25519 public key (64 lowercase hex): their seat signs every action "
