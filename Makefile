@@ -31,7 +31,7 @@ PIP_COMPILE := CUSTOM_COMPILE_COMMAND='make lock' $(BIN)/python -m piptools comp
 LINT_PATHS := $(wildcard domain service replay bench tests)
 
 .DELETE_ON_ERROR:
-.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament bench-cluster bench-servers clean chromium postgresql debian-redis docs
+.PHONY: .venv install install-dev lock run test lint bench bench-ai bench-ai-full bench-tournament bench-cluster bench-servers bench-attacks clean chromium postgresql debian-redis docs
 
 # The runtime only (what `make run` needs); install-dev adds every development tool.
 .venv install: $(RUN_STAMP)
@@ -148,6 +148,12 @@ bench-tournament: $(DEV_STAMP)
 # BENCH_CLUSTER_ARGS='--quick' or '--clients 4,16 --games 100'
 bench-cluster: $(DEV_STAMP)
 	$(BIN)/python -m bench.cluster $(BENCH_CLUSTER_ARGS)
+
+# Honest clients under each hostile load (uploads, slowloris, idle streams, read-ahead, board
+# flood, bot flood) against one `floe run`, idle against attacked in the same run (about 6
+# minutes). e.g. BENCH_ATTACKS_ARGS='--quick --only bots --strict'
+bench-attacks: $(DEV_STAMP)
+	$(BIN)/python -m bench.attacks $(BENCH_ATTACKS_ARGS)
 
 # HTTP servers for the Flask app (gunicorn gevent/gthread, granian), each pinned to one core
 # and loaded by wrk from the other, plus 200 idle streams each (about 2 minutes; needs

@@ -18,7 +18,8 @@ the same again pinned, server on one core and load on another (``--no-pinned`` s
 Every duration and size is a flag (and an environment variable, for ``make bench``), so a
 quick pass and a careful one are the same code. Prints a table and writes the JSON report.
 
-Not in this set: ``python -m bench.servers`` (``make bench-servers``) weighs HTTP servers for
+Not in this set: ``python -m bench.attacks`` (``make bench-attacks``) times honest clients under
+each hostile load; ``python -m bench.servers`` (``make bench-servers``) weighs HTTP servers for
 the app, and ``python -m bench.profile_post`` splits a move's CPU by package.
 """
 

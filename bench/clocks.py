@@ -55,6 +55,7 @@ import redis
 
 from bench import policy
 from bench.latency import Game
+from bench.paired import interleaved, post_window, unless_lopsided
 from bench.report import Report, Result, latency_summary, load_average, percentile
 from bench.stack import BenchError, Client, Stack, machine_busy, own_queue_redis, proc_cpu
 from domain.engine.clock import epoch_seconds
@@ -71,9 +72,6 @@ LATENESS_TARGET_S = 2.0
 WORKERS = 2
 #: A clock nobody runs out of in the move-cost phase.
 GENEROUS_CLOCK: dict[str, Any] = {"kind": "per_move", "move_s": 3600}
-#: A throughput window where one gunicorn worker did more than this share of the API's CPU
-#: is run again (the keep-alive connections landed unevenly), as in (a).
-LOPSIDED = 0.75
 PLAYERS = [{"name": "bench-0"}, {"name": "bench-1"}]
 #: A timed-out game's log (then its seed, revealed as every game's is once over).
 ENDED = ["game_created", "timeout", "game_over"]
@@ -387,19 +385,7 @@ def paired_latency(
     try:
         clocked = scripted(client, script, True, "lat-clocked")
         plain = scripted(client, script, False, "lat-plain")
-        for _ in range(20):
-            clocked.post_next()
-            plain.post_next()
-        on: list[float] = []
-        off: list[float] = []
-        for k in range(samples):
-            if k % 2 == 0:
-                on.append(clocked.post_next())
-                off.append(plain.post_next())
-            else:
-                off.append(plain.post_next())
-                on.append(clocked.post_next())
-        return on, off
+        return interleaved(clocked, plain, samples)
     finally:
         client.close()
 
@@ -454,59 +440,31 @@ class Load:
             else:
                 game.client = client
         created = sum(g.games for (_, c), g in self.games.items() if c == clocked)
-        samples: list[list[tuple[float, float]]] = [[] for _ in clients]
-        errors: list[BaseException] = []
-        started = time.perf_counter()
-        measure_from = started + config.warmup
-        until = measure_from + config.window
-
-        def loop(n: int) -> None:
-            game = self.games[(n, clocked)]
-            try:
-                while (now := time.perf_counter()) < until:
-                    elapsed = game.post_next()
-                    samples[n].append((now + elapsed, elapsed))
-            except BaseException as error:  # surfaced below
-                errors.append(error)
-
-        threads = [threading.Thread(target=loop, args=(n,)) for n in range(len(clients))]
-        cpu, workers_cpu = self.stack.cpu_seconds(), self.workers.cpu()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        after, workers_after = self.stack.cpu_seconds(), self.workers.cpu()
-        for client in clients:
-            client.close()
-        if errors:
-            raise errors[0]
-        measured = [lat for part in samples for end, lat in part if measure_from <= end <= until]
-        posts = sum(len(part) for part in samples)
-        api = {k: after[k] - cpu.get(k, 0.0) for k in after if k.startswith("worker:")}
-        api_total = sum(api.values()) + after["api_master"] - cpu["api_master"]
+        posted = post_window(
+            self.stack,
+            [self.games[(n, clocked)] for n in range(len(clients))],
+            warmup=config.warmup,
+            seconds=config.window,
+            other_cpu=self.workers.cpu,
+        )
+        moves, posts = len(posted.measured), max(1, posted.posts)
         return Window(
             clocked=clocked,
-            moves=len(measured),
+            moves=moves,
             seconds=config.window,
-            latencies=[lat for part in samples for _, lat in part],
-            api_cpu_s=api_total * len(measured) / max(1, posts),
-            store_cpu_s=(after["redis"] - cpu["redis"]) * len(measured) / max(1, posts),
-            workers_cpu_s=workers_after - workers_cpu,
-            busiest_share=max(api.values(), default=0.0) / api_total if api_total else 0.0,
-            machine_busy_s=after["machine"] - cpu["machine"],
+            latencies=posted.latencies,
+            api_cpu_s=posted.api_cpu_s * moves / posts,  # the measured window's share
+            store_cpu_s=posted.redis_cpu_s * moves / posts,
+            workers_cpu_s=posted.other_cpu_s,
+            busiest_share=posted.busiest_share,
+            machine_busy_s=posted.machine_busy_s,
             games_created=sum(g.games for (_, c), g in self.games.items() if c == clocked)
             - created,
         )
 
     def measure(self, clocked: bool, log: Callable[[str], None]) -> tuple[Window, int]:
         """One window, run again (at most twice) while it is lopsided; and the reruns."""
-        reruns = 0
-        while True:
-            window = self.window(clocked)
-            if window.busiest_share <= LOPSIDED or reruns == 2:
-                return window, reruns
-            reruns += 1
-            log(f"(i) one gunicorn worker took >{LOPSIDED:.0%} of a window; running it again")
+        return unless_lopsided(lambda: self.window(clocked), "(i)", log)
 
 
 def _pooled(windows: Sequence[Window]) -> float:

@@ -1,8 +1,9 @@
 """(f) Memory: what a game costs Redis, and what serving many large games costs a process.
 
 ``.venv/bin/python -m bench.memory`` (or ``python -m bench --only f``) starts a private
-redis-server the way the tests do (``RedisServer`` with ``EPHEMERAL_CONFIG``, a free port on
-127.0.0.1, never 6379) and measures:
+redis-server and builds Floe on it as the other in-process parts do (``bench.in_process``: the
+tests' ``RedisServer`` in memory, a free port on 127.0.0.1, never 6379; jobs only counted)
+and measures:
 
 (a) **Redis bytes per finished game**: seeded random games of each kind (Arktia on its
     published board and on a 200-tile board, Iceberg, Ice Breakers) are played to the end
@@ -45,7 +46,6 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -53,18 +53,17 @@ from typing import Any
 
 import redis
 
+from bench.in_process import counting_floe, ephemeral_redis
 from bench.report import Report, Result
 from domain.engine import play
 from domain.engine.status import GameStatus
 from domain.games.arktia.setup import MAX_BOARD_TILES
-from service.bootstrap import Floe, build
+from service.bootstrap import Floe
 from service.caching.sizes import ENTRY_OVERHEAD, deep_size
 from service.games.access import Viewer
 from service.games.commands import CreateGame, NewPlayer, PlayAction
-from service.games.follow_ups import JobKind
 from service.games.repository import CATALOG_SHARE
 from service.games.state_cache import SNAPSHOT_EVERY
-from service.run.redis_server import EPHEMERAL_CONFIG, RedisServer
 from service.settings import Settings
 from service.store.events import GAMES_INDEX, commands_key, events_key, meta_key, seed_key
 from tests.support.boards import hexagonish
@@ -79,27 +78,6 @@ KINDS: list[tuple[str, str, dict[str, Any], int]] = [
 ]
 #: The unbounded peer's budget: more than any load here can fill.
 UNBOUNDED = 1 << 50
-
-
-class CountingQueue:
-    """A job queue that only counts: draws are made in this process, bots never run."""
-
-    def __init__(self) -> None:
-        self.jobs = 0
-
-    def enqueue(self, kind: JobKind, game_id: str, version: int, *, due: int | None = None) -> bool:
-        self.jobs += 1
-        return True
-
-
-def make_floe(client: redis.Redis, cache_bytes: int) -> Floe:
-    settings = Settings(
-        cache_bytes=cache_bytes,
-        bot_games_per_creator=0,
-        live_games_per_creator=0,
-        stored_bytes_per_creator=0,
-    )
-    return build(settings, redis_client=client, jobs=CountingQueue())
 
 
 def new_game(floe: Floe, game: str, options: dict[str, Any], seats: int) -> str:
@@ -176,7 +154,7 @@ def redis_per_game(
     """Per kind: Redis bytes per finished game, and what the finished game costs the
     repository's caches in this process (which, like a worker's, holds every game it
     played: the budget here is 256 MiB)."""
-    floe = make_floe(client, 256 * MIB)
+    floe = counting_floe(client, cache_bytes=256 * MIB)
     states, catalog = floe.repository.states, floe.repository.catalog
     rows = []
     for label, game, options, seats in KINDS:
@@ -238,7 +216,7 @@ def rss_bytes() -> int:
 def serve(url: str, cache_bytes: int, games: int, moves: int, revisit: int) -> dict[str, Any]:
     """The child's load (one process, one peer): returns its numbers."""
     client = redis.Redis.from_url(url)
-    floe = make_floe(client, cache_bytes)
+    floe = counting_floe(client, cache_bytes=cache_bytes)
     warm = new_game(floe, "arktia", {"board": "big"}, 4)
     play_moves(floe, warm, moves + revisit, random.Random(-1))
     gc.collect()
@@ -322,10 +300,7 @@ def run(
     log: Callable[[str], None] = print,
 ) -> None:
     bound = Settings.from_env().cache_bytes  # FLOE_CACHE_BYTES, as floe worker reads it
-    with (
-        tempfile.TemporaryDirectory(prefix="floe-bench-memory-") as tmp,
-        RedisServer(Path(tmp) / "redis", config=EPHEMERAL_CONFIG) as server,
-    ):
+    with ephemeral_redis("floe-bench-memory-") as server:
         client = server.client()
         try:
             per_game = redis_per_game(client, games, log)

@@ -48,7 +48,6 @@ import json
 import math
 import shutil
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from statistics import median
 from typing import Any
 
 from bench import policy
+from bench.paired import interleaved, post_window, unless_lopsided
 from bench.report import Report, Result, latency_summary
 from bench.stack import BenchError, Client, Stack
 from domain.engine.signing import action_message, receipt_mark, receipt_message
@@ -73,9 +73,6 @@ GROUP = "(k) signing"
 #: A sample Arktia move and game id for the in-process figures (a move's size and shape).
 SAMPLE_GAME = "7c4a1e9b03d2f856"
 SAMPLE_VERSION = 41
-#: A window where one gunicorn worker did more than this share of the API's CPU is run again
-#: (at most twice): its keep-alive connections landed unevenly, as in (a) and (i).
-LOPSIDED = 0.75
 
 
 @dataclass(frozen=True)
@@ -347,18 +344,7 @@ def paired_latency(
     try:
         signed = Game(client, script, "lat-signed", signed=True)
         plain = Game(client, script, "lat-plain", signed=False)
-        for _ in range(20):
-            signed.post_next()
-            plain.post_next()
-        on: list[float] = []
-        off: list[float] = []
-        for k in range(samples):
-            if k % 2 == 0:
-                on.append(signed.post_next())
-                off.append(plain.post_next())
-            else:
-                off.append(plain.post_next())
-                on.append(signed.post_next())
+        on, off = interleaved(signed, plain, samples)
         return on, off, [signed, plain]
     finally:
         client.close()
@@ -410,55 +396,27 @@ class Load:
                 self.games[(n, signed)] = Game(client, self.script, name, signed=signed)
             else:
                 game.client = client
-        samples: list[list[tuple[float, float]]] = [[] for _ in clients]
-        errors: list[BaseException] = []
-        started = time.perf_counter()
-        measure_from = started + config.warmup
-        until = measure_from + config.window
-
-        def loop(n: int) -> None:
-            game = self.games[(n, signed)]
-            try:
-                while (now := time.perf_counter()) < until:
-                    elapsed = game.post_next()
-                    samples[n].append((now + elapsed, elapsed))
-            except BaseException as error:  # surfaced below
-                errors.append(error)
-
-        threads = [threading.Thread(target=loop, args=(n,)) for n in range(len(clients))]
-        cpu = self.stack.cpu_seconds()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        after = self.stack.cpu_seconds()
-        for client in clients:
-            client.close()
-        if errors:
-            raise errors[0]
-        api = {k: after[k] - cpu.get(k, 0.0) for k in after if k.startswith("worker:")}
-        api_total = sum(api.values()) + after["api_master"] - cpu["api_master"]
+        posted = post_window(
+            self.stack,
+            [self.games[(n, signed)] for n in range(len(clients))],
+            warmup=config.warmup,
+            seconds=config.window,
+        )
         return Window(
             signed=signed,
-            posts=sum(len(part) for part in samples),
-            measured=sum(1 for part in samples for end, _ in part if measure_from <= end <= until),
+            posts=posted.posts,
+            measured=len(posted.measured),
             seconds=config.window,
-            latencies=[lat for part in samples for _, lat in part],
-            api_cpu_s=api_total,
-            redis_cpu_s=after["redis"] - cpu["redis"],
-            busiest_share=max(api.values(), default=0.0) / api_total if api_total else 0.0,
-            machine_busy_s=after["machine"] - cpu["machine"],
+            latencies=posted.latencies,
+            api_cpu_s=posted.api_cpu_s,
+            redis_cpu_s=posted.redis_cpu_s,
+            busiest_share=posted.busiest_share,
+            machine_busy_s=posted.machine_busy_s,
         )
 
     def measure(self, signed: bool, log: Callable[[str], None]) -> tuple[Window, int]:
         """One window, run again (at most twice) while it is lopsided; and the reruns."""
-        reruns = 0
-        while True:
-            window = self.window(signed)
-            if window.busiest_share <= LOPSIDED or reruns == 2:
-                return window, reruns
-            reruns += 1
-            log(f"(k) one gunicorn worker took >{LOPSIDED:.0%} of a window; running it again")
+        return unless_lopsided(lambda: self.window(signed), "(k)", log)
 
 
 def stored_signatures(stack: Stack, games: Sequence[Game]) -> dict[str, int]:

@@ -41,7 +41,7 @@ after every event before it has been checked for everything but the seed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from domain.engine import play, rng
@@ -177,13 +177,21 @@ def audit_lines(lines: Iterable[str], *, bot_replay: bool = True) -> tuple[Verdi
 
     A line that is not a usable JSON value (see ``source.parse_line``) fails the log at the
     version it would have held, unless an earlier event already fails.
+
+    A line that is JSON but cannot be a stored event (not an object with exactly the nine
+    fields) ends the reading there too: the lines after it are never parsed, so a file of a
+    million ``0`` lines costs one line, not a million. The log fails at that event, or
+    earlier, as it would if every line were read: the file's last line is read for the seed
+    it may reveal (the draws and bot moves before are checked against it), and the verdict
+    counts every non-blank line as an event (``_cut_short``).
     """
+    lines = lines if isinstance(lines, list) else list(lines)
     events: list[Any] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            events.append(parse_line(line))
+            value = parse_line(line)
         except BadLine as bad:
             before = verify(events, bot_replay=bot_replay) if events else None
             if before is not None and before.status == "failed":
@@ -195,7 +203,42 @@ def audit_lines(lines: Iterable[str], *, bot_replay: bool = True) -> tuple[Verdi
                 _game_id(events), "failed", len(events), where, reason, bots=bots, unsigned=unsigned
             )
             return verdict, events
+        events.append(value)
+        if not _stored_shape(value):
+            return _cut_short(lines, number, events, bot_replay)
     return verify(events, bot_replay=bot_replay), events
+
+
+def _stored_shape(value: Any) -> bool:
+    """Whether a line's JSON can be a stored event at all: an object of exactly ``FIELDS``
+    (what ``_check_envelope`` checks first)."""
+    return isinstance(value, dict) and len(value) == len(FIELDS) and value.keys() == FIELDS
+
+
+def _cut_short(
+    lines: list[str], number: int, events: list[Any], bot_replay: bool
+) -> tuple[Verdict, list[Any]]:
+    """The verdict on a file whose line ``number`` (the last of ``events``) is JSON but no
+    stored event, without parsing the lines after it.
+
+    The audit fails at that event or before it, so the lines between never matter if they
+    parse; the file's last line still does (its ``seed_revealed`` is what the draws and bot
+    moves before are checked against), so it is read and put after ``events``, where the
+    walk never reaches. The verdict counts the file's non-blank lines as the full read did
+    (one fewer when the last line is not JSON: the full read stopped before it). Only a
+    line between that is not JSON either is not seen: it would have ended the full read
+    there, with the same failure or one found without the seed.
+    """
+    total = sum(1 for line in lines[number:] if line.strip()) + len(events)
+    last = next((line for line in reversed(lines[number:]) if line.strip()), None)
+    read = list(events)
+    if last is not None:
+        try:
+            read.append(parse_line(last))
+        except BadLine:
+            total -= 1
+    verdict = verify(read, bot_replay=bot_replay)
+    return replace(verdict, events=total), read
 
 
 def verify(events: list[Any], *, bot_replay: bool = True) -> Verdict:

@@ -27,11 +27,12 @@ from service.games.follow_ups import JobQueue
 from service.games.queries import GameQueries
 from service.games.repository import GameRepository
 from service.jobs.handlers import Automation, JobHooks
+from service.jobs.lines import CreatorLines
 from service.jobs.queue import RqJobQueue
 from service.jobs.worker import Worker
 from service.keys import service_key
 from service.keys.receipts import Receipts
-from service.limits.long_requests import LongRequestSlots
+from service.limits.long_requests import LongRequestSlots, streams_per_process
 from service.limits.quotas import CreatorQuotas, QuotaLimits
 from service.limits.rate_limits import Limits, RateLimiter
 from service.limits.storage import StorageBudget
@@ -121,7 +122,12 @@ def build(
         else ArchiveBackedStore(client, signals, acks, archive=archive)
     )
     repository = GameRepository(store, clock, cache_bytes=settings.cache_bytes)
-    queue = jobs or RqJobQueue(queue_client, bot_move_seconds=settings.bot_move_seconds)
+    queue = jobs or RqJobQueue(
+        queue_client,
+        bot_move_seconds=settings.bot_move_seconds,
+        bot_seconds_per_creator=settings.bot_seconds_per_creator,
+        line_of=CreatorLines(repository.catalog).line_of,
+    )
     limits = Limits(
         per_token=settings.rate_limit_per_token,
         per_address=settings.rate_limit_per_address,
@@ -178,7 +184,12 @@ def build(
         ),
         jobs=queue,
         rate_limiter=RateLimiter(client, limits, clock, cluster=settings.redis_cluster),
-        long_requests=LongRequestSlots(client, settings.long_requests_per_address, clock),
+        long_requests=LongRequestSlots(
+            client,
+            settings.long_requests_per_address,
+            clock,
+            per_process=streams_per_process(settings.web_connections),
+        ),
         receipts=Receipts(service_key.for_file(settings.service_key_file), store.seed),
         archive=archive,
         mover=mover,
@@ -198,7 +209,12 @@ def build_worker(
     settings = floe.settings
     queue = floe.jobs
     if not isinstance(queue, RqJobQueue):  # a test handed Floe another kind: the real one
-        queue = RqJobQueue(floe.queue_redis, bot_move_seconds=settings.bot_move_seconds)
+        queue = RqJobQueue(
+            floe.queue_redis,
+            bot_move_seconds=settings.bot_move_seconds,
+            bot_seconds_per_creator=settings.bot_seconds_per_creator,
+            line_of=CreatorLines(floe.repository.catalog).line_of,
+        )
     return Worker(
         floe.automation,
         queue,

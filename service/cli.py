@@ -10,12 +10,18 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from domain.engine.log import EventReader
+from service.log_level import configure_logging
 from service.settings import Settings
+
+if TYPE_CHECKING:
+    import redis
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="floe", description="Floe game service")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve the HTTP API (Flask development server)")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--host", default=None, help="default: $FLOE_HOST, else 127.0.0.1")
     serve.add_argument("--port", type=int, default=None, help="default: $PORT, else 8000")
     worker = commands.add_parser("worker", help="run an RQ worker for draws and bots")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
@@ -84,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"floe: error: {error}", file=sys.stderr)
         return 2
+    configure_logging(settings.log_level)
     from service.bootstrap import load_games
 
     load_games(settings.game_modules)
@@ -100,18 +107,37 @@ def main(argv: list[str] | None = None) -> int:
         from service.api.app import create_app
 
         port = settings.port if args.port is None else args.port
-        create_app(settings).run(host=args.host, port=port, threaded=True)
+        app = create_app(settings)
+        if not _store_is_safe(app.extensions["floe"].redis, settings):
+            return 1
+        app.run(host=args.host or settings.host, port=port, threaded=True)
         return 0
     from service.bootstrap import build, build_worker
 
+    floe = build(settings)
+    if not _store_is_safe(floe.redis, settings):
+        return 1
     job_worker = build_worker(
-        build(settings),
+        floe,
         burst=args.burst,
         draws_only=args.draws_only,
         retry_failed=args.retry_failed,
     )
     job_worker.run()
     return 0
+
+
+def _store_is_safe(client: redis.Redis, settings: Settings) -> bool:
+    """Whether this process may start on the event store: False (having said why on stderr)
+    for one that may lose games, unless FLOE_STORE_RISKS_ACCEPTED=1."""
+    from service.redis.durability import StoreRisksRefused, check_at_start
+
+    try:
+        check_at_start(client, settings, logging.getLogger("floe").warning)
+    except StoreRisksRefused as refused:
+        print(f"floe: error: {refused}", file=sys.stderr)
+        return False
+    return True
 
 
 def _key_file(settings: Settings) -> Path:

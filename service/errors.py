@@ -159,6 +159,15 @@ class TooManyStreams(ServiceError):
         self.retry_after = retry_after
 
 
+class StreamsFull(ServiceError):
+    """This process holds as many streams and waits as it keeps room for; the connections
+    left are kept for plain requests. ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__("streams_full", message)
+        self.retry_after = retry_after
+
+
 def unknown_game(game_id: str) -> NotFound:
     return NotFound("game_not_found", f"no game {game_id!r}")
 

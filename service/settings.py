@@ -12,6 +12,7 @@ instead of surfacing later.
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 import re
 import sys
@@ -132,6 +133,50 @@ class Names(Kind[tuple[str, ...]]):
 
     def show(self, default: tuple[str, ...]) -> str:
         return ", ".join(f"`{name}`" for name in default) or "none"
+
+
+class Address(Kind[str]):
+    """A host to listen on: an IP address or a name; unset or empty is the default."""
+
+    shape = "address"
+
+    def read(self, name: str, env: Mapping[str, str], default: str) -> str:
+        raw = env.get(name, "").strip()
+        if raw and not re.fullmatch(r"[A-Za-z0-9.:_-]+", raw):
+            raise ValueError(f"{name} must be an IP address or a host name, got {raw!r}")
+        return raw or default
+
+
+class Networks(Kind[tuple[str, ...]]):
+    """Comma-separated addresses or CIDR networks (``10.0.0.0/8, ::1``), each checked."""
+
+    shape = "comma-separated addresses or networks"
+
+    def read(self, name: str, env: Mapping[str, str], default: tuple[str, ...]) -> tuple[str, ...]:
+        parts = [part.strip() for part in env.get(name, "").split(",") if part.strip()]
+        for part in parts:
+            try:
+                ipaddress.ip_network(part, strict=False)
+            except ValueError:
+                raise ValueError(f"{name}: {part!r} is not an address or a network") from None
+        return tuple(parts) or default
+
+    def show(self, default: tuple[str, ...]) -> str:
+        return ", ".join(f"`{network}`" for network in default) or "none"
+
+
+class Choice(Kind[str]):
+    """One of a few words (lower-cased); unset or empty is the default."""
+
+    def __init__(self, *choices: str) -> None:
+        self.choices = choices
+        self.shape = ", ".join(f"`{choice}`" for choice in choices)
+
+    def read(self, name: str, env: Mapping[str, str], default: str) -> str:
+        raw = env.get(name, "").strip().lower()
+        if raw and raw not in self.choices:
+            raise ValueError(f"{name} must be one of {', '.join(self.choices)}, got {raw!r}")
+        return raw or default
 
 
 class Directory(Kind[Path]):
@@ -347,14 +392,20 @@ class Settings:
         "counted, shown as the game's `bot_failure`), so give the API and the workers the "
         "same value.",
     )  # fmt: skip
+    bot_seconds_per_creator: float = setting(
+        30.0, "FLOE_BOT_SECONDS_PER_CREATOR", number(zero_ok=True), WORKERS,
+        "Thinking seconds one creator's bots may use in about a minute (a decaying count "
+        "of what its bot moves took) before its next bot moves are passed over while "
+        "another creator's wait (`0`: no budget, creators simply take turns).",
+    )  # fmt: skip
     rate_limit_per_token: int = setting(
         6000, "FLOE_RATE_LIMIT_PER_TOKEN", integer(zero_ok=True), LIMITS,
         "Requests per window per `Authorization` token (`0`: no limit).",
     )  # fmt: skip
     rate_limit_per_address: int = setting(
         30000, "FLOE_RATE_LIMIT_PER_ADDRESS", integer(zero_ok=True), LIMITS,
-        "Requests per window per client address (`0`: no limit); behind a reverse proxy "
-        "every client is the proxy, so raise it or turn it off there.",
+        "Requests per window per client address (`0`: no limit); behind a reverse proxy, "
+        "the client it names when `FLOE_TRUSTED_PROXIES` trusts it, else the proxy.",
     )  # fmt: skip
     rate_limit_window_seconds: int = setting(
         60, "FLOE_RATE_LIMIT_WINDOW_SECONDS", integer(zero_ok=True), LIMITS,
@@ -382,12 +433,38 @@ class Settings:
         "not yet archived) for it to create another (`0`: no budget); at or over it 429 "
         "`storage_quota`.",
     )  # fmt: skip
+    upload_workers: int = setting(
+        2, "FLOE_UPLOAD_WORKERS", integer(), API,
+        "Child processes per API process that audit uploaded export files (`POST "
+        "/v1/replays`) off the event loop: as many uploads are audited at once, twice as "
+        "many wait their turn, and more are 503 `uploads_busy`.",
+    )  # fmt: skip
+    upload_seconds: float = setting(
+        30.0, "FLOE_UPLOAD_SECONDS", number(), API,
+        "Seconds one upload's audit may take; past it its child process is killed and "
+        "replaced, and the request is 503 `upload_too_slow`.",
+    )  # fmt: skip
+    uploads_per_address: int = setting(
+        1, "FLOE_UPLOADS_PER_ADDRESS", integer(zero_ok=True), LIMITS,
+        "Uploads one client address may have being audited at once, per API process (`0`: "
+        "no cap); the next is 429 `upload_in_flight`.",
+    )  # fmt: skip
     cache_bytes: int = setting(
         256 * 1024 * 1024, "FLOE_CACHE_BYTES", integer(), API,
         "Bytes (estimated) of folded states and game metadata each API or worker process "
         "caches, least recently used out; an evicted game is refolded from Redis.",
     )  # fmt: skip
-    host: str = "127.0.0.1"
+    host: str = setting(
+        "127.0.0.1", "FLOE_HOST", Address(), RUN,
+        "The address the API listens on (`floe run --host` wins over it); `0.0.0.0` or `::` "
+        "for every interface, behind a reverse proxy or in a container.",
+    )  # fmt: skip
+    trusted_proxies: tuple[str, ...] = setting(
+        (), "FLOE_TRUSTED_PROXIES", Networks(), API,
+        "Reverse proxies (addresses or networks) whose `X-Forwarded-For` names the client: "
+        "every quota and rate limit then counts the client's address, not the proxy's. A "
+        "request from any other address has the header ignored.",
+    )  # fmt: skip
     port: int = setting(
         8000, "PORT", integer(), RUN,
         "The API's port (`floe run --port` wins over it).",
@@ -397,8 +474,10 @@ class Settings:
         "gunicorn (gevent) processes serving the API.",
     )  # fmt: skip
     web_connections: int = setting(
-        1000, "FLOE_WEB_CONNECTIONS", integer(), RUN,
-        "Open connections each API process serves at once (an idle one costs no thread).",
+        4000, "FLOE_WEB_CONNECTIONS", integer(), RUN,
+        "Open connections each API process serves at once (an idle one costs a greenlet and "
+        "~30 KiB, no thread); three quarters of them at most hold live streams and waits. "
+        "`floe run` raises its open-files limit to fit, up to the hard limit.",
     )  # fmt: skip
     table_ttl_seconds: int = setting(
         3600, "FLOE_TABLE_TTL_SECONDS", integer(), LIMITS,
@@ -417,8 +496,9 @@ class Settings:
     )  # fmt: skip
     header_timeout_seconds: float = setting(
         10.0, "FLOE_HEADER_TIMEOUT_SECONDS", number(), RUN,
-        "Seconds (whole) a request's line and headers have to arrive before the connection "
-        "is closed; also how long an idle keep-alive connection stays open.",
+        "Seconds a request's line and headers have to arrive, in all, before the connection "
+        "is closed (every request of a kept-alive connection too); also how long an idle "
+        "keep-alive connection stays open.",
     )  # fmt: skip
     body_timeout_seconds: float = setting(
         10.0, "FLOE_BODY_TIMEOUT_SECONDS", number(), RUN,
@@ -429,6 +509,13 @@ class Settings:
         64, "FLOE_LONG_REQUESTS_PER_ADDRESS", integer(zero_ok=True), LIMITS,
         "Live streams and `?wait=` requests one client address may hold open at once across "
         "all API processes (`0`: no cap); beyond it 429 `too_many_streams`.",
+    )  # fmt: skip
+    connections_per_address: int = setting(
+        128, "FLOE_CONNECTIONS_PER_ADDRESS", integer(zero_ok=True), RUN,
+        "Open connections one client address may have to each API process (`0`: no cap), "
+        "so one address cannot take all `FLOE_WEB_CONNECTIONS`; the next is answered 429 "
+        "`too_many_connections` and closed. Room for all of an address's long requests and "
+        "its other requests besides; trusted proxies (`FLOE_TRUSTED_PROXIES`) are exempt.",
     )  # fmt: skip
     job_workers: int = setting(
         2, "FLOE_JOB_WORKERS", integer(), RUN,
@@ -450,6 +537,19 @@ class Settings:
         10.0, "FLOE_STOP_TIMEOUT", number(), RUN,
         "Seconds `floe run` waits for its parts to stop (on Ctrl-C, or when one dies) before "
         "killing them; a second Ctrl-C skips the wait.",
+    )  # fmt: skip
+    log_level: str = setting(
+        "info", "FLOE_LOG_LEVEL", Choice("debug", "info", "warning", "error"), RUN,
+        "How much every Floe process logs: `floe run`'s own lines, gunicorn's, the workers' "
+        "and the service's. At `info` the job queue's per-job lines are left out (they are "
+        "`debug`).",
+    )  # fmt: skip
+    store_risks_accepted: bool = setting(
+        False, "FLOE_STORE_RISKS_ACCEPTED", Flag(), STORES,
+        "`1`: start even though the event store's Redis may lose games (an evicting "
+        "`maxmemory-policy`, or no AOF: docs/operations/durability.md). Without it the API, "
+        "the workers and `floe run` refuse such a store and name what is wrong; "
+        "`GET /v1/health` names it either way.",
     )  # fmt: skip
     #: The interpreter ``floe run`` starts its parts with.
     python: str = field(default=sys.executable)

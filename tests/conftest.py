@@ -29,6 +29,11 @@ from tests.support.redis_binary import redis_server_binary
 from tests.support.waiting import AT_LENGTH
 from tests.support.workers import StartWorker
 
+# The suite's Redis keeps nothing on disk (speed), so every `floe worker`, gunicorn and `floe
+# run` started on it would refuse it as a store that may lose games (service/redis/durability.py)
+# unless told the risk is meant. The tests of that refusal drop the variable for their process.
+os.environ.setdefault("FLOE_STORE_RISKS_ACCEPTED", "1")
+
 # A private PostgreSQL (postgres_server, postgres_url) for the archive's tests.
 pytest_plugins = ["tests.support.postgres"]
 

@@ -15,11 +15,13 @@ from service.api.errors import register_error_handlers
 from service.api.games import v1
 from service.api.keys import keys_v1
 from service.api.pages import pages
+from service.api.proxies import ForwardedClient
 from service.api.replays import replays
 from service.api.tables import tables_v1
 from service.api.tournaments import tournaments_v1
 from service.bootstrap import Floe, build
 from service.clock import Clock, utc_now
+from service.limits.addresses import TrustedProxies
 from service.settings import Settings
 
 #: The policy of every answer that sets none of its own (JSON, SVG, NDJSON, CSV, files): an
@@ -69,4 +71,7 @@ def create_app(
 
         app.register_blueprint(bench)
     register_error_handlers(app)
+    if floe.settings.trusted_proxies:  # REMOTE_ADDR: the client a trusted proxy names
+        proxies = TrustedProxies.parse(floe.settings.trusted_proxies)
+        app.wsgi_app = ForwardedClient(app.wsgi_app, proxies)  # type: ignore[method-assign]
     return app

@@ -28,6 +28,7 @@ from service.errors import (
     RateLimited,
     ServiceError,
     StorageQuotaExceeded,
+    StreamsFull,
     TooManyStreams,
     Unauthenticated,
     VersionConflict,
@@ -64,6 +65,7 @@ SERVICE_ERROR_STATUS: dict[type[ServiceError], int] = {
     QuotaExceeded: 429,
     StorageQuotaExceeded: 429,
     NotReplicated: 503,
+    StreamsFull: 503,
 }
 
 #: Werkzeug's own refusals, under stable codes.
@@ -102,7 +104,7 @@ def service_error_response(error: ServiceError) -> Response:
     headers: dict[str, str] = {}
     if isinstance(error, Unauthenticated):
         headers["WWW-Authenticate"] = "Bearer"
-    if isinstance(error, RateLimited | TooManyStreams):
+    if isinstance(error, RateLimited | TooManyStreams | StreamsFull):
         headers["Retry-After"] = str(error.retry_after)
     if isinstance(error, NotReplicated):
         headers["Retry-After"] = "1"

@@ -34,6 +34,7 @@ from service.games.access import Viewer
 from service.games.catalog import GameMeta
 from service.games.commands import Accepted, CreateGame, NewPlayer, PlayAction, request_fingerprint
 from service.games.search import GameSearch
+from service.redis.durability import read_safety
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -77,7 +78,7 @@ def list_games() -> Response:
     args = request.args.to_dict(flat=False)
     query = schemas.load_query(schemas.GAME_SEARCH_QUERY, args, limit=limit)
     floe = current_floe()
-    page = GameSearch(floe.redis, floe.archive).search(
+    page = GameSearch(floe.store, floe.archive).search(
         query["filters"], limit=limit, cursor=query["cursor"]
     )
     answer = {"games": [game.to_json() for game in page.games], "cursor": page.cursor}
@@ -294,6 +295,8 @@ def health() -> Response:
     try:
         floe.redis.ping()
         bot_failures = floe.queries.bot_failures()
+        store = read_safety(floe.redis).to_json()  # what may lose games: redis/durability.py
     except Exception as error:
         return store_unavailable(f"redis does not answer: {type(error).__name__}")
-    return render(schemas.HEALTH, {"status": "ok", "redis": "ok", "bot_failures": bot_failures})
+    answer = {"status": "ok", "redis": "ok", "bot_failures": bot_failures, "store": store}
+    return render(schemas.HEALTH, answer)

@@ -1,25 +1,21 @@
 """``POST /v1/replays``: audit an uploaded export file and answer what a replay page steps.
 
 The body is an export file as ``GET /v1/games/{id}/export`` gives it (NDJSON, one stored
-event per line), at most ``MAX_REPLAY_BYTES`` (413 beyond). The answer is the verdict of
-``floe replay verify`` on it (``replay.verify``: ``ok``, ``incomplete`` or ``failed``, with the
-version and reason of the first failure), what ``floe replay show`` warns about it (the
-banner), and for every version the audit passed: the stored event that made it, the
-status, who is to act and the outcome. The boards (the game's own SVG picture of each
-version, as a spectator sees it: everything in an uploaded file is public already) come for
-at most ``MAX_BOARDS`` versions per request, from ``?from=N`` on (``?count=``): drawing every
-version of a long game at once would cost seconds and tens of megabytes, so the page asks
-for the boards near the version it shows.
+event per line), at most ``MAX_REPLAY_BYTES`` (413 beyond) and ``MAX_LINES`` lines (413
+``too_many_lines``, counted before any is parsed). The answer is the verdict of ``floe
+replay verify --no-bot-replay`` on it, what ``floe replay show`` warns about it (the banner),
+every version the audit passed and the boards of at most ``MAX_BOARDS`` versions from
+``?from=N`` on (``?count=``), within a byte budget: ``service.uploads.answer`` says what and
+why. A tournament export is judged as a set (``kind`` ``tournament``, no steps).
 
-Bot moves are not made again here (``bot_replay=False``): re-deriving a search bot's moves
-costs what it thought, minutes of CPU for a long game, which an unauthenticated upload must
-not be able to ask of the API; ``floe replay verify`` does it. So the verdict is that of
-``floe replay verify --no-bot-replay``.
-
-A tournament export (line 1 ``{"tournament": {...}}``) is judged as a set, as ``floe replay
-verify --no-bot-replay`` judges it (``replay.tournament``): the answer is ``kind``
-``tournament`` and that verdict, with no steps (a board shows one game; ``floe replay show
---game`` steps one). A single game's answer is ``kind`` ``game``.
+The audit takes up to seconds of CPU, which must never stop the event loop that serves
+every other request: it runs in a child process of this one (``service.uploads.pool``),
+while this request waits on a pipe. So an upload is also limited as no other request is:
+it is charged in the rate limit by its size (``body_units``: one unit per 64 KiB besides the
+request's own), one address may have ``FLOE_UPLOADS_PER_ADDRESS`` uploads in flight (429
+``upload_in_flight``), the pool audits ``FLOE_UPLOAD_WORKERS`` at once with a short queue
+behind (503 ``uploads_busy`` beyond), and a job past ``FLOE_UPLOAD_SECONDS`` is stopped (503
+``upload_too_slow``; 503 ``upload_interrupted`` for a child that died under it).
 
 Nothing is stored: the same file answers the same, whoever sends it. The file is untrusted
 input: the audit never raises on what it holds, and nothing of it is folded past the first
@@ -28,17 +24,26 @@ failure.
 
 from __future__ import annotations
 
-import json
-from typing import Any
+import logging
+import threading
 
 from flask import Blueprint, Response, current_app, request
 
-from domain.games import GAMES
-from replay.timeline import Timeline, TimelineError, from_events
-from replay.tournament.audit import audit_tournament, is_manifest_line
-from replay.verify import audit_lines
-from service.api.http import int_arg, only_query, require_content_type
+from service.api.errors import HttpError
+from service.api.http import current_floe, int_arg, only_query, require_content_type
 from service.errors import InvalidRequest
+from service.limits.rate_limits import body_units
+from service.settings import Settings
+from service.uploads.answer import MAX_LINES, line_count
+from service.uploads.pool import (
+    UploadFailed,
+    UploadInFlight,
+    UploadLimits,
+    UploadPool,
+    UploadRefused,
+)
+
+log = logging.getLogger(__name__)
 
 replays = Blueprint("replays", __name__, url_prefix="/v1")
 
@@ -51,19 +56,18 @@ DEFAULT_BOARDS = 20
 #: browser can be made to upload (a cross-site request without a type is not asked first).
 NDJSON_TYPES = frozenset({"application/octet-stream", "application/x-ndjson", "application/jsonl"})
 
+_making_pool = threading.Lock()
 
-def _lines() -> list[str]:
-    """The body's lines: 415 unless declared NDJSON, 413 over the limit, 400
-    ``empty_body`` for nothing at all (an empty file is no export file)."""
+
+def _body() -> bytes:
+    """The file: 415 unless declared NDJSON, 413 over the limit, 400 ``empty_body`` for
+    nothing at all (an empty file is no export file)."""
     require_content_type(NDJSON_TYPES.__contains__, "application/x-ndjson")
     request.max_content_length = MAX_REPLAY_BYTES
     raw = request.get_data(cache=False)  # 413 (werkzeug) when over MAX_REPLAY_BYTES
     if not raw:
         raise InvalidRequest("empty_body", "the body is empty; send an export file")
-    # As `floe replay` reads a file: split on \n only, bad UTF-8 kept for the audit to name.
-    text = raw.decode("utf-8", errors="surrogateescape")
-    lines = text.split("\n")
-    return lines[:-1] if lines and lines[-1] == "" else lines
+    return raw
 
 
 @replays.post("/replays")
@@ -71,71 +75,48 @@ def post_replay() -> Response:
     only_query("from", "count")
     first = int_arg("from", 1, low=1, high=2**53)
     count = int_arg("count", DEFAULT_BOARDS, low=1, high=MAX_BOARDS)
-    lines = _lines()
-    if is_manifest_line(lines[0]):
-        return _json(_tournament(lines))
-    verdict, events = audit_lines(lines, bot_replay=False)
-    size = sum(1 for line in lines if line.strip())
-    body: dict[str, Any] = {
-        "kind": "game",
-        "verdict": {k: v for k, v in verdict.to_json().items() if k not in ("file", "bot_replay")},
-        "game": None,
-        "game_id": verdict.game_id,
-        "seats": [],
-        "size": size,
-        "last": 0,
-        "banner": [],
-        "versions": [],
-        "boards": [],
-    }
+    raw = _body()
+    units = body_units(len(raw))
+    if units > 1:  # the request itself was counted before the route
+        authorization = request.headers.get("Authorization")
+        current_floe().rate_limiter.check(request.remote_addr, authorization, cost=units - 1)
+    lines = line_count(raw)
+    if lines > MAX_LINES:
+        raise HttpError(
+            413,
+            "too_many_lines",
+            f"the file has {lines} lines; an export file uploaded here has at most {MAX_LINES}",
+        )
     try:
-        timeline = from_events(events, verdict, size=size)
-    except TimelineError as error:
-        body["banner"] = [str(error)]
-    else:
-        body.update(_steps(timeline, first, count))
-    return _json(body)
-
-
-def _json(body: dict[str, Any]) -> Response:
-    payload = json.dumps(body, ensure_ascii=False)
+        payload = _pool().audit(request.remote_addr, raw, first, count)
+    except UploadRefused as refused:
+        status = 429 if isinstance(refused, UploadInFlight) else 503
+        headers = {} if refused.retry_after is None else {"Retry-After": str(refused.retry_after)}
+        raise HttpError(status, refused.code, refused.message, headers=headers) from None
+    except UploadFailed as failed:
+        log.error("the audit of an upload failed:\n%s", failed)
+        raise
     return current_app.response_class(payload, 200, mimetype="application/json")
 
 
-def _tournament(lines: list[str]) -> dict[str, Any]:
-    """The tournament audit's verdict on the set (its bots' moves not made again)."""
-    verdict = audit_tournament(lines, bot_replay=False).to_json()
-    return {"kind": "tournament", "verdict": {k: v for k, v in verdict.items() if k != "file"}}
+def _pool() -> UploadPool:
+    """This app's pool of upload children, made on the first upload."""
+    pool = current_app.extensions.get("floe_uploads")
+    if pool is None:
+        with _making_pool:
+            pool = current_app.extensions.get("floe_uploads")
+            if pool is None:
+                pool = UploadPool(_limits(current_floe().settings))
+                current_app.extensions["floe_uploads"] = pool
+    assert isinstance(pool, UploadPool)
+    return pool
 
 
-def _steps(timeline: Timeline, first: int, count: int) -> dict[str, Any]:
-    versions = []
-    for version in range(1, timeline.last + 1):
-        outcome = timeline.state(version).outcome
-        versions.append(
-            {
-                "version": version,
-                "event": dict(timeline.event(version)),
-                "status": timeline.status(version),
-                "to_act": list(timeline.to_act(version)),
-                "outcome": None if outcome is None else outcome.to_json(),
-            }
-        )
-    draw = GAMES[timeline.game].svg
-    last = min(timeline.last, first + count - 1)
-    boards = [
-        {
-            "version": version,
-            "svg": draw(timeline.scene(version, f"{timeline.game_id} v{version}/{timeline.last}")),
-        }
-        for version in range(first, last + 1)
-    ]
-    return {
-        "game": timeline.game,
-        "game_id": timeline.game_id,
-        "seats": [seat.to_json() for seat in timeline.seats],
-        "last": timeline.last,
-        "banner": list(timeline.banner),
-        "versions": versions,
-        "boards": boards,
-    }
+def _limits(settings: Settings) -> UploadLimits:
+    workers = settings.upload_workers
+    return UploadLimits(
+        workers=workers,
+        waiting=2 * workers,
+        per_address=settings.uploads_per_address,
+        seconds=settings.upload_seconds,
+    )

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -113,6 +113,18 @@ class Moved:
     moved: list[str] = field(default_factory=list)
     left: dict[str, str] = field(default_factory=dict)
 
+    @classmethod
+    def each(cls, due: Iterable[str], move: Callable[[str], str | None]) -> Moved:
+        """``move`` run on every id of ``due`` in turn (None: it moved, else why it stays)."""
+        done = cls()
+        for item in due:
+            why = move(item)
+            if why is None:
+                done.moved.append(item)
+            else:
+                done.left[item] = why
+        return done
+
 
 class Mover:
     """Moves the games over for ``after_s`` seconds from the store into the archive."""
@@ -139,14 +151,7 @@ class Mover:
     def move_due(self, limit: int = BATCH) -> Moved:
         """Move up to ``limit`` games that ended ``after_s`` ago or earlier, oldest first."""
         due = self._store.ended_before(millis(self._clock()) - self._after_ms, limit)
-        done = Moved()
-        for game_id in due:
-            why = self.move(game_id)
-            if why is None:
-                done.moved.append(game_id)
-            else:
-                done.left[game_id] = why
-        return done
+        return Moved.each(due, self.move)
 
     def move(self, game_id: str) -> str | None:
         """Move one game; None once it is out of Redis, else why it stays (for now)."""
@@ -195,14 +200,7 @@ class Mover:
         (after listing those of the next slice of the index that the settled list lacks)."""
         self._tournaments.repair_settled(REPAIR_SLICE)
         due = self._tournaments.settled_before(millis(self._clock()) - self._after_ms, limit)
-        done = Moved()
-        for tournament_id in due:
-            why = self.move_tournament(tournament_id)
-            if why is None:
-                done.moved.append(tournament_id)
-            else:
-                done.left[tournament_id] = why
-        return done
+        return Moved.each(due, self.move_tournament)
 
     def move_tournament(self, tournament_id: str) -> str | None:
         """Move one settled tournament; None once it is out of Redis, else why it stays."""

@@ -29,6 +29,9 @@ class GameMeta:
     token_hashes: tuple[str | None, ...]
     #: Whether ``FLOE_EVENTS_PER_GAME`` bounds the game (not one the organizer made).
     length_capped: bool = True
+    #: Who created it, as a digest of the client's address (never the address itself): the
+    #: bots' fair lanes (``service.jobs.lines``). None: the organizer, or not known.
+    creator: str | None = None
 
     @property
     def bundle(self) -> Game[Any]:
@@ -72,6 +75,7 @@ class Catalog:
             seats=tuple(SeatInfo.from_json(s) for s in record.seats),
             token_hashes=record.token_hashes,
             length_capped=record.length_capped,
+            creator=record.creator,
         )
         return self.remember(meta)
 

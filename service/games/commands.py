@@ -295,7 +295,9 @@ class GameCommands:
             at=created_at,
         )
         seats = created.seats
-        meta = GameMeta(game_id, game.name, created_at, seats, token_hashes, capped)
+        # Who made it, as a digest (never the address): the bots' fair lanes go by it.
+        digest = None if creator is None else tokens.token_hash(creator)[:16]
+        meta = GameMeta(game_id, game.name, created_at, seats, token_hashes, capped, digest)
         # Last of the checks (429: the storage budget, then the quotas), once the request is
         # known to be good; nothing written yet.
         quotas, reserved = self._quotas, None

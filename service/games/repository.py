@@ -232,6 +232,8 @@ class GameRepository:
             fields["clocked"] = "1"
         if not meta.length_capped:
             fields["length_cap"] = "off"
+        if meta.creator is not None:
+            fields["creator"] = meta.creator
         created_ms = millis(meta.created_at)
         self._store.create(first, seed_hex=seed_hex, meta=fields, created_ms=created_ms)
         self._cache.advance(meta.game_id, Head(state, first.hash))

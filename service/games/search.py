@@ -25,14 +25,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import redis
-
 from domain.engine.log import StoredEvent
 from domain.engine.status import GameStatus
 from domain.engine.types import GAME_OVER, JSON
 from service.archive.protocol import Archive, ArchivedSummary, BadCursor
-from service.store import codec
-from service.store.events import GAMES_INDEX, GameRecord, events_key, meta_key
+from service.store.events import EventStore, GameRecord, IndexKey
 
 #: Games read from Redis per round trip at most, when filters may drop many.
 BATCH = 100
@@ -147,7 +144,7 @@ class SearchPage:
 # ----- the cursor ----------------------------------------------------------------------------
 
 #: Where a page stops in Redis's part: the last row's ``floe:games`` score and id.
-ResidentKey = tuple[int, str]
+ResidentKey = IndexKey
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,11 +196,11 @@ def _decode(cursor: str) -> _Position:
 
 
 class GameSearch:
-    """Searches the games Redis holds (``client``, the event store's) and then ``archive``'s
-    (None: Floe archives nothing, and Redis's part is the whole listing)."""
+    """Searches the games Redis holds (through ``store``, Redis's part alone) and then
+    ``archive``'s (None: Floe archives nothing, and Redis's part is the whole listing)."""
 
-    def __init__(self, client: redis.Redis, archive: Archive | None, *, batch: int = BATCH) -> None:
-        self._redis = client
+    def __init__(self, store: EventStore, archive: Archive | None, *, batch: int = BATCH) -> None:
+        self._store = store
         self._archive = archive
         self._batch = batch
 
@@ -237,7 +234,7 @@ class GameSearch:
         found = 0
         while found < want:
             size = self._batch if filters.narrows else min(self._batch, want - found)
-            keys = self._keys_after(after, size)
+            keys = self._store.index_after(after, size)
             if not keys:
                 return
             after = keys[-1]
@@ -249,35 +246,19 @@ class GameSearch:
             if len(keys) < size:
                 return
 
-    def _keys_after(self, after: ResidentKey | None, count: int) -> list[ResidentKey]:
-        """The next ``count`` keys of ``floe:games`` after ``after``, newest first, in one
-        round trip. Redis orders the games of one score by id, so the games created in the
-        same millisecond as ``after`` are read whole and those behind its id kept (a second's
-        worth at most: creation times are to the second)."""
-        if after is None:
-            top: Any = self._redis.zrevrange(GAMES_INDEX, 0, count - 1, withscores=True)
-            return [(int(score), _text(member)) for member, score in top]
-        score, game_id = after
-        pipe = self._redis.pipeline(transaction=False)
-        pipe.zrevrangebyscore(GAMES_INDEX, score, score)
-        pipe.zrevrangebyscore(GAMES_INDEX, f"({score}", "-inf", start=0, num=count, withscores=True)
-        same, older = pipe.execute()
-        behind = [(score, member) for member in map(_text, same) if member < game_id]
-        return [*behind, *((int(s), _text(member)) for member, s in older)][:count]
-
     def _matching(
         self, filters: Filters, keys: Sequence[ResidentKey]
     ) -> Iterator[tuple[ResidentKey, ListedGame]]:
         """The games of ``keys`` that ``filters`` keep, in order. A key whose game Redis no
         longer holds whole (never created, or moved out meanwhile) is skipped: the archive's
         part lists a moved game."""
-        records = self._records([game_id for _, game_id in keys])
+        records = self._store.records_here([game_id for _, game_id in keys])
         kept = [
             (key, record)
             for key, record in zip(keys, records, strict=True)
             if record is not None and filters.keeps_record(record)
         ]
-        events = self._first_and_last([record for _, record in kept])
+        events = self._store.first_and_last([record for _, record in kept])
         for (key, record), (first, last) in zip(kept, events, strict=True):
             listed = _listed(record, first, last)
             if listed is None or not filters.keeps(listed):
@@ -293,36 +274,6 @@ class GameSearch:
         return (
             listed.status == GameStatus.OVER and archive is not None and archive.has(listed.game_id)
         )
-
-    def _records(self, game_ids: Sequence[str]) -> list[GameRecord | None]:
-        pipe = self._redis.pipeline(transaction=False)
-        for game_id in game_ids:
-            pipe.hgetall(meta_key(game_id))
-        return [
-            GameRecord.from_hash(game_id, raw) if raw else None
-            for game_id, raw in zip(game_ids, pipe.execute(), strict=True)
-        ]
-
-    def _first_and_last(
-        self, records: Sequence[GameRecord]
-    ) -> list[tuple[StoredEvent | None, list[StoredEvent]]]:
-        """Each game's first event, and for a game over its last two (``game_over`` and
-        ``seed_revealed``), in one round trip."""
-        if not records:
-            return []
-        pipe = self._redis.pipeline(transaction=False)
-        for record in records:
-            key = events_key(record.game_id)
-            pipe.xrange(key, "0-1", "0-1")
-            if record.status == GameStatus.OVER:
-                pipe.xrevrange(key, "+", "-", count=2)
-        answers = iter(pipe.execute())
-        out: list[tuple[StoredEvent | None, list[StoredEvent]]] = []
-        for record in records:
-            first = _events(next(answers))
-            last = _events(next(answers)) if record.status == GameStatus.OVER else []
-            out.append((first[0] if first else None, last))
-        return out
 
 
 def _then_archived(
@@ -380,11 +331,3 @@ def _listed(
 
 def _names(record: GameRecord) -> tuple[str, ...]:
     return tuple(str(seat["name"]) for seat in record.seats)
-
-
-def _events(entries: Any) -> list[StoredEvent]:
-    return [StoredEvent.from_json(codec.decode(fields[b"e"])) for _, fields in entries]
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

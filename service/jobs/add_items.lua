@@ -10,9 +10,14 @@
 -- `grace_ms` that is no longer in RQ's list (a worker took it, then died).
 -- The queue Redis is one Redis, never a cluster, so workers' keys are named here:
 -- `floe:worker:<name>:alive` (its liveness) and `floe:worker:<name>:bell` (its doorbell).
+-- With a `line` (a fair queue's: the bots'), each item added also joins that line: a member
+-- `<line>|<seq>|<item>` of `lines` (so a line's items are in order, and the line's oldest is
+-- the first of its members), and the line joins the `rotation` of lines with items waiting
+-- unless it is in it already (claim_items.lua serves the lines in turn). No line: the item
+-- waits in `pending` alone, first come, first served.
 -- Returns {how many items were added, the new drain's id or ''}.
--- KEYS: pending claims drains workers sequence rq_queue drain_sequence
--- ARGV: queue drain_prefix grace_ms items...
+-- KEYS: pending claims drains workers sequence rq_queue drain_sequence lines rotation
+-- ARGV: queue drain_prefix grace_ms line items...
 local pending, claims, drains, workers = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local function alive(worker)
   return redis.call('EXISTS', 'floe:worker:' .. worker .. ':alive') == 1
@@ -27,17 +32,25 @@ for _, worker in ipairs(redis.call('SMEMBERS', workers)) do
   end
 end
 
+local line = ARGV[4]
 local added = 0
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local item = ARGV[i]
   if not redis.call('ZSCORE', pending, item) then
     local holder = redis.call('HGET', claims, item)
     if not (holder and alive(holder)) then
       if holder then redis.call('HDEL', claims, item) end
-      redis.call('ZADD', pending, redis.call('INCR', KEYS[5]), item)
+      local seq = redis.call('INCR', KEYS[5])
+      redis.call('ZADD', pending, seq, item)
+      if line ~= '' then
+        redis.call('ZADD', KEYS[8], 0, string.format('%s|%015d|%s', line, seq, item))
+      end
       added = added + 1
     end
   end
+end
+if added > 0 and line ~= '' and not redis.call('LPOS', KEYS[9], line) then
+  redis.call('RPUSH', KEYS[9], line)
 end
 if added > 0 then
   for _, worker in ipairs(listeners) do

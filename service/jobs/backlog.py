@@ -16,18 +16,35 @@ queue's name (``floe:draws``, ``floe:bots``):
                        so its idle drain blocks on it (``BLPOP``) instead of polling
 - ``floe:backlog:seq``, ``floe:drain:seq``  counters (the line's order, drain ids)
 
+A fair queue (the bots', ``Fairness``) keeps its items in lines besides: one per creator
+(``service.jobs.lines`` names a game's), served in turn, so one client's flood of bot games
+never holds every other client's bot behind it:
+
+- ``<queue>:lines``     sorted set, all scores 0: ``<line>|<seq>|<item>`` for each item waiting,
+                        so a line's items read in order by lexical range, one key for all
+- ``<queue>:rotation``  list: the lines with items waiting, the next to serve first
+- ``<queue>:spent``     hash: line -> ``<seconds>:<ms>``, the thinking time its items took
+                        lately (charged as they run, decaying), against ``budget_seconds``
+
+The line ``priority`` (the organizer's games: a tournament's) is served before every other;
+then the rotation's lines in turn, passing over a line that thought more than its budget in
+the last window while another waits (``claim_items.lua``; docs/guide/bots.md says it plainly).
+``pending`` still holds every item, so adding stays idempotent and the sweeper's view whole.
+
 Every change that must be atomic is one Lua script beside this module, its KEYS and ARGV
 named in its header (``service.redis.scripts``): ``add_items.lua`` (add, ring the doorbells,
 name a drain if the queue needs one), ``claim_items.lua`` (release what is done, claim the
-next), ``leave_queue.lua`` (a drain leaves) and ``prune_claims.lua`` (drop dead workers'
-claims). Adding is idempotent, and a drain leaves an empty queue only, or names a
-successor: an item never waits with no drain to come, short of a crash, and after a crash
-the sweeper (``service.jobs.sweeper``) adds it again.
+next), ``charge_line.lua`` (charge a line its item's thinking time), ``leave_queue.lua`` (a
+drain leaves) and ``prune_claims.lua`` (drop dead workers' claims). Adding is idempotent,
+and a drain leaves an empty queue only, or names a successor: an item never waits with no
+drain to come, short of a crash, and after a crash the sweeper (``service.jobs.sweeper``)
+adds it again.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,8 +63,18 @@ QUEUED_GRACE_MS = 1_000
 #: What ``wake`` rings: not a queue's name.
 WAKE = "wake"
 
+#: The line served before every other in a fair queue (``service.jobs.lines``).
+PRIORITY_LINE = "priority"
+#: The line of an item added to a fair queue with none named.
+SHARED_LINE = "shared"
+#: How many lines of the rotation a claim looks at, at most, for one within its budget.
+SCAN_LINES = 32
+#: What a line's name may hold: members are ``<line>|<seq>|<item>``, read by lexical range.
+_LINE_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
+
 ADD_ITEMS = Script.load(__package__, "add_items.lua")
 CLAIM_ITEMS = Script.load(__package__, "claim_items.lua")
+CHARGE_LINE = Script.load(__package__, "charge_line.lua")
 LEAVE_QUEUE = Script.load(__package__, "leave_queue.lua")
 PRUNE_CLAIMS = Script.load(__package__, "prune_claims.lua")
 
@@ -58,6 +85,27 @@ class Added:
 
     added: bool
     drain: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Fairness:
+    """Which queues keep lines (the bots'), and the thinking time a line may use in about
+    ``window_seconds`` before it is passed over while others wait (0: no budget, lines are
+    served in turn whatever they cost)."""
+
+    queues: frozenset[str] = frozenset()
+    budget_seconds: float = 0.0
+    window_seconds: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    """What a claim took: the queue (None: nothing), its items, and each item's line (''
+    for an item of no line)."""
+
+    queue: str | None
+    items: list[str]
+    lines: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +121,9 @@ class Lane:
 pending_key = KeyPattern("<id>:pending")
 drains_key = KeyPattern("<id>:drains")
 workers_key = KeyPattern("<id>:workers")
+lines_key = KeyPattern("<id>:lines")
+rotation_key = KeyPattern("<id>:rotation")
+spent_key = KeyPattern("<id>:spent")
 #: A worker's doorbell: the names of queues items came to, and ``WAKE``.
 bell_key = KeyPattern("floe:worker:<id>:bell")
 #: RQ's list of the job ids queued on a queue (RQ's own layout).
@@ -87,25 +138,32 @@ def drain_prefix(queue: str) -> str:
 class Backlog:
     """The backlog's operations on the queue Redis, each one round trip."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, fairness: Fairness = Fairness()) -> None:
         self._client = client
+        self.fairness = fairness
         self._add = ADD_ITEMS.on(client)
         self._claim = CLAIM_ITEMS.on(client)
+        self._charge = CHARGE_LINE.on(client)
         self._leave = LEAVE_QUEUE.on(client)
         self._prune = PRUNE_CLAIMS.on(client)
 
-    def add(self, queue: str, item: str) -> Added:
+    def add(self, queue: str, item: str, line: str | None = None) -> Added:
         """Add ``item`` unless it is pending or a live worker runs it; name a drain to
-        enqueue if the queue has fewer than it needs."""
-        added, drain = self._add_items(queue, [item])
+        enqueue if the queue has fewer than it needs. In a fair queue it waits in ``line``
+        (None: ``SHARED_LINE``); elsewhere ``line`` is ignored."""
+        if queue in self.fairness.queues:
+            line = line or SHARED_LINE
+            if not _LINE_NAME.fullmatch(line):
+                raise ValueError(f"not a line's name: {line!r}")
+        added, drain = self._add_items(queue, [item], line or "")
         return Added(added > 0, drain)
 
     def need_drain(self, queue: str) -> str | None:
         """A drain to enqueue if items wait on ``queue`` and it has fewer drains than it
         needs (registered as queued: the caller enqueues it), else None."""
-        return self._add_items(queue, [])[1]
+        return self._add_items(queue, [], "")[1]
 
-    def _add_items(self, queue: str, items: list[str]) -> tuple[int, str | None]:
+    def _add_items(self, queue: str, items: list[str], line: str) -> tuple[int, str | None]:
         added, drain = self._add(
             pending=pending_key(queue),
             claims=CLAIMS_KEY,
@@ -114,9 +172,12 @@ class Backlog:
             sequence=SEQUENCE_KEY,
             rq_queue=rq_queue_key(queue),
             drain_sequence=DRAIN_SEQUENCE_KEY,
+            lines=lines_key(queue),
+            rotation=rotation_key(queue),
             queue=queue,
             drain_prefix=drain_prefix(queue),
             grace_ms=QUEUED_GRACE_MS,
+            line=line if queue in self.fairness.queues else "",
             items=items,
         )
         return int(added), _text(drain) or None
@@ -125,18 +186,45 @@ class Backlog:
         self, worker: str, lanes: Sequence[Lane], done: Sequence[str]
     ) -> tuple[str | None, list[str]]:
         """Release the claims on ``done`` and claim the next items of the first lane that
-        has any (``lane.batch`` at most): that lane's queue and the items, first in line
-        first; (None, []) when every lane is empty."""
+        has any (``lane.batch`` at most): that lane's queue and the items, in the order
+        they are served; (None, []) when every lane is empty."""
+        claimed = self.take(worker, lanes, done)
+        return claimed.queue, claimed.items
+
+    def take(self, worker: str, lanes: Sequence[Lane], done: Sequence[str]) -> Claimed:
+        """``claim``, with each item's line: a plain queue's first in line first, a fair
+        queue's from its lines in turn (``claim_items.lua``)."""
+        fair = self.fairness
         taken = self._claim(
             claims=CLAIMS_KEY,
-            pending=[pending_key(lane.queue) for lane in lanes],
+            lane_keys=[
+                key(lane.queue)
+                for lane in lanes
+                for key in (pending_key, lines_key, rotation_key, spent_key)
+            ],
             worker=worker,
-            batches=json.dumps([lane.batch for lane in lanes]),
+            lanes=json.dumps([[lane.batch, int(lane.queue in fair.queues)] for lane in lanes]),
+            budget=repr(fair.budget_seconds),
+            window_ms=max(1, int(fair.window_seconds * 1000)),
+            priority=PRIORITY_LINE,
+            scan=SCAN_LINES,
             finished=list(done),
         )
         if not taken:
-            return None, []
-        return lanes[int(taken[0]) - 1].queue, [_text(item) for item in taken[1:]]
+            return Claimed(None, [], [])
+        pairs = [_text(part) for part in taken[1:]]
+        return Claimed(lanes[int(taken[0]) - 1].queue, pairs[0::2], pairs[1::2])
+
+    def charge(self, queue: str, line: str, seconds: float) -> float:
+        """Charge ``line`` of ``queue`` the ``seconds`` one of its items thought; its count
+        now (decayed, this charge included)."""
+        counted = self._charge(
+            spent=spent_key(queue),
+            line=line,
+            seconds=repr(max(0.0, seconds)),
+            window_ms=max(1, int(self.fairness.window_seconds * 1000)),
+        )
+        return float(_text(counted))
 
     def release(self, worker: str, items: Sequence[str]) -> None:
         """Drop this worker's claims on ``items`` (finished, or failed: not put back)."""
@@ -207,6 +295,21 @@ class Backlog:
             pipe.zrange(pending_key(queue), 0, -1)
         pipe.hkeys(CLAIMS_KEY)
         return [_text(item) for found in pipe.execute() for item in found]
+
+    def lines(self, queue: str) -> list[tuple[str, str]]:
+        """The (line, item) pairs waiting in ``queue``'s lines, line by line, each in order."""
+        members = self._client.zrange(lines_key(queue), 0, -1)
+        pairs = (_text(member).split("|", 2) for member in members)
+        return [(line, item) for line, _, item in pairs]
+
+    def rotation(self, queue: str) -> list[str]:
+        """The lines of ``queue`` in the order they are next served (but ``priority``)."""
+        return [_text(line) for line in self._client.lrange(rotation_key(queue), 0, -1)]
+
+    def spent(self, queue: str) -> dict[str, float]:
+        """Each line's thinking seconds as last charged (not decayed since)."""
+        raw: Any = self._client.hgetall(spent_key(queue))
+        return {_text(line): float(_text(value).split(":")[0]) for line, value in raw.items()}
 
     def claims(self) -> dict[str, str]:
         """Every claimed item and the worker that claimed it."""

@@ -10,6 +10,12 @@ thinks at a time: the next bot move is claimed once the one before has decided
 appends while a slow one never shares its core with another bot's search. Draws are still
 claimed while a bot thinks. Each item runs under its deadline (``service.jobs.deadlines``).
 
+Bot moves come from the bots' lines (``service.jobs.backlog``: one per creator, served in
+turn). The drain times how long each bot took to decide and charges it to the item's line
+(``Backlog.charge``) before the next bot move is claimed, so the next claim already knows
+what a big board's search cost: a line over its thinking budget is passed over while another
+waits.
+
 With nothing to claim, a listener thread blocks on the worker's doorbell (rung whenever items
 are added to a queue the worker listens to) and the drain waits for it, up to
 ``idle_seconds``, so a steady trickle of items, one client rolling dice say, costs no RQ job
@@ -117,7 +123,8 @@ class _DrainRun:
     #: (a busy drain would take those meant for other workers' idle drains).
     starved: threading.Event = field(default_factory=threading.Event)
     in_flight: dict[Future[object], tuple[Lane, str]] = field(default_factory=dict)
-    thinking: set[str] = field(default_factory=set)
+    #: The bots thinking now, each with its queue and line ('' for an item of no line).
+    thinking: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: Items finished whose claims are not released yet (the next claim releases them).
     done: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
@@ -195,19 +202,20 @@ class _DrainRun:
         if not lanes:
             self.starved.clear()  # only bots wait, and ours thinks: its end will wake us
             return False
-        queue, items = drains.backlog.claim(drains.worker, lanes, self.done)
+        claimed = drains.backlog.take(drains.worker, lanes, self.done)
         self.done = []
+        items = claimed.items
         if not items:
             self.starved.set()
             return False
         self.starved.clear()
-        lane = next(lane for lane in lanes if lane.queue == queue)
+        lane = next(lane for lane in lanes if lane.queue == claimed.queue)
         if len(items) == 1 and not self.in_flight and not lane.thinks:
             self._inline(items[0])  # one quick item, nothing else to do: no hand-off
             return True
-        for item in items:
+        for item, line in zip(items, claimed.lines, strict=True):
             if lane.thinks:
-                self.thinking.add(item)
+                self.thinking[item] = (lane.queue, line)
             future = drains.pool.submit(self._work, item)
             self.in_flight[future] = (lane, item)
             future.add_done_callback(lambda _: self.progress.set())
@@ -225,16 +233,28 @@ class _DrainRun:
 
     def _work(self, item: str) -> object:
         drains = self.drains
+        started = drains.monotonic()
         try:
             with drains.watch(item):
-                return drains.run_item(item, lambda: self._thought(item))
+                return drains.run_item(item, lambda: self._thought(item, started))
         finally:
-            self._thought(item)
+            self._thought(item, started)
 
-    def _thought(self, item: str) -> None:
-        if item in self.thinking:
-            self.thinking.discard(item)
-            self.progress.set()
+    def _thought(self, item: str, started: float) -> None:
+        """A bot decided (or ended): charge its line what it took, then let the next think."""
+        held = self.thinking.pop(item, None)
+        if held is None:
+            return
+        queue, line = held
+        if line:
+            seconds = self.drains.monotonic() - started
+            try:
+                self.drains.backlog.charge(queue, line, seconds)
+            except Exception as error:  # Redis away: the move stands, uncharged
+                log.warning(
+                    "%s: could not charge %s its %.3f s: %s", self.drain, line, seconds, error
+                )
+        self.progress.set()
 
     def _collect(self) -> bool:
         """Take in the items that finished; whether any did."""

@@ -11,7 +11,10 @@ is enqueued on the queue's RQ queue.
 
 Draws and bot moves have a queue each, ``floe:draws`` and ``floe:bots``; a worker listens to
 them in that order, and a drain takes draws first too, so a draw, which people wait for, never
-waits behind a bot's thinking.
+waits behind a bot's thinking. The bots' queue is fair (``Fairness``): each bot move waits in
+its game's line (``service.jobs.lines``: one per creator, the organizer's first), the lines
+are served in turn, and a line whose bots thought more than ``bot_seconds_per_creator`` in the
+last minute is passed over while another waits.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from service.games.follow_ups import JobKind
-from service.jobs.backlog import Backlog
+from service.jobs.backlog import Backlog, Fairness
 from service.jobs.drains import IDLE_SECONDS, LIFE_SECONDS
+from service.jobs.lines import LineOf
 from service.jobs.timers import Timers
 from service.redis.keys import KeyPattern
 
@@ -50,6 +54,8 @@ BOT_DEADLINE_MARGIN_SECONDS = 60
 DRAW_DEADLINE_SECONDS = 180
 #: How long RQ keeps a failed drain job (with its traceback) in its failed registry.
 FAILURE_TTL_SECONDS = 24 * 3600
+#: The window a line's thinking time is counted over (it decays by e^(-age/window)).
+BUDGET_WINDOW_SECONDS = 60.0
 
 
 def job_id(kind: JobKind, game_id: str, version: int) -> str:
@@ -87,12 +93,25 @@ def drain_timeout(bot_move_seconds: float) -> int:
 
 
 class RqJobQueue:
-    """The ``JobQueue`` on the backlog and RQ: items for the drains, one queue per kind."""
+    """The ``JobQueue`` on the backlog and RQ: items for the drains, one queue per kind.
 
-    def __init__(self, client: redis.Redis, *, bot_move_seconds: float = 60.0) -> None:
-        self.backlog = Backlog(client)
+    ``line_of`` names the line of a game's bot moves (``CreatorLines.line_of``; None: every
+    bot move in one line, first come, first served); ``bot_seconds_per_creator`` is a line's
+    thinking budget per ``BUDGET_WINDOW_SECONDS`` (0: none)."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        bot_move_seconds: float = 60.0,
+        bot_seconds_per_creator: float = 0.0,
+        line_of: LineOf | None = None,
+    ) -> None:
+        fairness = Fairness(frozenset({BOTS}), bot_seconds_per_creator, BUDGET_WINDOW_SECONDS)
+        self.backlog = Backlog(client, fairness)
         self.timers = Timers(client)
         self.bot_move_seconds = bot_move_seconds
+        self.line_of = line_of
         self._queues = {
             name: Queue(name, connection=client, serializer=JSONSerializer) for name in BATCHES
         }
@@ -107,8 +126,10 @@ class RqJobQueue:
 
     def add_now(self, item: str) -> bool:
         """Add ``item`` (a job id) to its queue's backlog now (a timer that came due)."""
-        name = QUEUE_NAMES[parse_job_id(item)[0]]
-        added = self.backlog.add(name, item)
+        kind, game_id, _ = parse_job_id(item)
+        name = QUEUE_NAMES[kind]
+        line = self.line_of(game_id) if kind == "bot" and self.line_of is not None else None
+        added = self.backlog.add(name, item, line)
         if added.drain is not None:
             self.enqueue_drain(name, added.drain)
         return added.added

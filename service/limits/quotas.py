@@ -2,7 +2,8 @@
 
 Creating a game needs no token, so without a bound one client could fill Redis and the
 workers' queues (150 all-``mcts`` games in 1.4 s). The creator is the client address the API
-passes in (``request.remote_addr``: behind a reverse proxy, the proxy's). Two quotas apply:
+passes in (``request.remote_addr``: behind a trusted reverse proxy, the client it names,
+``service/api/proxies.py``). Two quotas apply:
 
 - live **bot** games (at least one bot seat, not over): ``bot_games`` (default 16);
 - live games of any kind: ``live_games`` (default 100).

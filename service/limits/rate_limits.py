@@ -8,6 +8,11 @@ is ``window_seconds`` long and aligned on the service clock (``service.clock``, 
 time by passing a clock, never by sleeping). Over a limit the request is refused with 429
 ``rate_limited`` and ``Retry-After``: the seconds until the window ends. A limit of 0 is off.
 
+**Cost.** A request that makes the server work harder counts as more than one: an uploaded
+export file (``POST /v1/replays``) is charged ``body_units(size)``, one unit per
+``BYTES_PER_UNIT`` of it on top of the request's own, so the limit bounds the bytes an
+address has audited, not only its requests (``check(..., cost=n)``).
+
 Redis errors are not swallowed: they surface as the usual 503 ``store_unavailable``.
 
 **Leases.** A limit of at least ``2 * LEASE_DIVISOR`` is not counted one request at a time:
@@ -44,6 +49,13 @@ LEASE_DIVISOR = 256
 MAX_LEASE = 64
 #: Leases held at once; past it they are dropped (which can only refuse early, never admit).
 MAX_LEASES = 100_000
+#: A request body costs one unit of the rate limit per this many bytes, beyond the request.
+BYTES_PER_UNIT = 64 * 1024
+
+
+def body_units(size: int) -> int:
+    """The units a request with a body of ``size`` bytes costs in all (1 for none)."""
+    return 1 + max(0, size) // BYTES_PER_UNIT
 
 
 def lease_size(limit: int) -> int:
@@ -95,10 +107,11 @@ class RateLimiter:
     def limits(self) -> Limits:
         return self._limits
 
-    def check(self, address: str | None, authorization: str | None) -> None:
-        """Count one request; raise ``RateLimited`` when a limit is exceeded."""
+    def check(self, address: str | None, authorization: str | None, *, cost: int = 1) -> None:
+        """Count a request as ``cost`` units; raise ``RateLimited`` when a limit is exceeded
+        (a request that costs more than the room left is refused, and still charged)."""
         limits = self._limits
-        if not limits.enabled:
+        if not limits.enabled or cost <= 0:
             return
         now = epoch_seconds(self._clock)
         window = int(now // limits.window_seconds)
@@ -113,7 +126,7 @@ class RateLimiter:
             checks.append((key, limits.per_address, "address"))
         if not checks:
             return
-        asks = self._asks(checks, suffix)
+        asks = self._asks(checks, suffix, cost)
         if not asks:  # every counter admitted it from a lease this process holds
             return
         try:
@@ -126,7 +139,7 @@ class RateLimiter:
             # get their own 503 ``store_full``, rather than every request failing here.
             log.warning("rate limiter not counting: the store is full")
             return
-        refused = self._settle(asks, totals, suffix)
+        refused = self._settle(asks, totals, suffix, cost)
         if refused is not None:
             limit, what = refused
             retry = max(1, math.ceil((window + 1) * limits.window_seconds - now))
@@ -137,11 +150,13 @@ class RateLimiter:
             )
 
     def _asks(
-        self, checks: list[tuple[str, int, str]], window: str
+        self, checks: list[tuple[str, int, str]], window: str, cost: int
     ) -> list[tuple[str, int, str, int]]:
-        """What to ask the shared counters, as (key, limit, what, increment): a new lease for
-        each counter whose lease this process has used up, 1 for those counted exactly.
-        Empty when leases this process holds admit the request for every counter.
+        """What to ask the shared counters, as (key, limit, what, increment): the request's
+        ``cost`` and a new lease for each counter whose lease this process has not enough
+        left of, the ``cost`` alone for those counted exactly. Empty when leases this
+        process holds admit the request for every counter (a lease too small for the cost
+        is kept for the requests after).
 
         A counter whose lease still has room is charged here, even if another counter then
         refuses the request: the request was made, and an unused lease only refuses early.
@@ -154,25 +169,25 @@ class RateLimiter:
             for key, limit, what in checks:
                 size = lease_size(limit)
                 left = self._leases.get(key, 0)
-                if size > 1 and left > 0:
-                    self._leases[key] = left - 1
+                if size > 1 and left >= cost:
+                    self._leases[key] = left - cost
                 else:
-                    asks.append((key, limit, what, size))
+                    asks.append((key, limit, what, cost + size - 1))
         return asks
 
     def _settle(
-        self, asks: list[tuple[str, int, str, int]], totals: list[Any], window: str
+        self, asks: list[tuple[str, int, str, int]], totals: list[Any], window: str, cost: int
     ) -> tuple[int, str] | None:
-        """Keep what each new lease granted (this request takes one of it); the first
-        counter that grants nothing, as (limit, what), or None when all admit."""
+        """Keep what each new lease granted beyond this request's ``cost``; the first
+        counter that grants less than the cost, as (limit, what), or None when all admit."""
         refused: tuple[int, str] | None = None
         with self._lock:
             for (key, limit, what, by), total in zip(asks, totals, strict=True):
                 granted = min(by, limit - (int(total) - by))  # room left under the limit
-                if granted <= 0:
+                if granted < cost:
                     refused = refused or (limit, what)
-                elif by > 1 and window == self._lease_window:
-                    self._leases[key] = self._leases.get(key, 0) + granted - 1
+                elif by > cost and window == self._lease_window:
+                    self._leases[key] = self._leases.get(key, 0) + granted - cost
         return refused
 
     def _count(self, keys: list[str], increments: list[int]) -> list[Any]:

@@ -6,6 +6,10 @@ asks for: on a bare request that is a tenth of the server's CPU. With the defaul
 (the combined log format, which ``floe run`` uses) this logger builds only the atoms that
 format names, so each line is exactly what gunicorn would have written. Any other format
 (``--access-logformat``) gets gunicorn's own full dictionary.
+
+The first field (``REMOTE_ADDR``) is the client: behind a proxy ``FLOE_TRUSTED_PROXIES``
+trusts, the one it named, since ``service/api/proxies.py`` rewrites the environ gunicorn
+hands this logger after the answer.
 """
 
 from __future__ import annotations

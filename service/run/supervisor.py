@@ -21,17 +21,27 @@ what it held is rebuilt from the event store after a restart (docs/operations/gu
 Before any part starts it loads the service key, making it on a first start
 (``FLOE_SERVICE_KEY_FILE``, else ``<data_dir>/keys/service.key``), and hands every part the
 file's full path, so every API process signs receipts with that one key.
+
+Before that, it binds the API's address once itself (``port_problem``): a port in use stops
+it with a message naming the port and the variables that choose it, not gunicorn's "Can't
+connect" after the store has started. With ``REDIS_URL`` it reads that store's configuration
+(``store_may_be_used``): one that may lose games stops it unless
+``FLOE_STORE_RISKS_ACCEPTED=1``. Its own lines follow ``FLOE_LOG_LEVEL`` (``level_of``).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import importlib.metadata
+import logging
 import math
 import os
 import re
+import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -47,6 +57,9 @@ from service.archive.protocol import ArchiveError
 from service.jobs.deadlines import STUCK_EXIT_STATUS
 from service.keys import service_key
 from service.keys.service_key import ServiceKeyError, default_file
+from service.log_level import LEVELS
+from service.redis.connect import connect
+from service.redis.durability import UNREACHABLE, StoreRisksRefused, check_at_start
 from service.run.redis_server import (
     QUEUE_CONFIG,
     RedisServer,
@@ -212,9 +225,11 @@ def api_command(settings: Settings, *, control_socket_flag: bool | None = None) 
     """argv of gunicorn serving the Flask app on gevent workers (``service/run/web.py``).
 
     Gevent, so that an idle live stream or ``?wait=`` costs a greenlet and a socket, not
-    one of a few request threads. ``--keep-alive`` is also gevent's deadline for a request's
-    headers (gunicorn reads each request's headers under it); ``web.py`` adds the body's.
-    The access log is gunicorn's combined format, written by ``access_log.AccessLogger``.
+    one of a few request threads; our worker class (``gevent_worker.py``) caps the
+    connections of one address in each process and reads every request's line and headers
+    within ``FLOE_HEADER_TIMEOUT_SECONDS`` (``--keep-alive``, whole seconds, only has to be
+    set for gunicorn to take that path); ``web.py`` adds the body's deadline. The access log
+    is gunicorn's combined format, written by ``access_log.AccessLogger``.
 
     ``control_socket_flag``: pass ``--no-control-socket`` (None: if gunicorn knows it).
     """
@@ -224,12 +239,13 @@ def api_command(settings: Settings, *, control_socket_flag: bool | None = None) 
     return [
         settings.python, "-m", "gunicorn",
         "--bind", f"{settings.host}:{settings.port}",
-        "--worker-class", "gevent",
+        "--worker-class", "service.run.gevent_worker.CappedGeventWorker",
         "--workers", str(settings.web_workers),
         "--worker-connections", str(settings.web_connections),
         "--keep-alive", str(max(1, math.ceil(settings.header_timeout_seconds))),
         "--graceful-timeout", str(max(1, int(settings.stop_timeout) - 1)),
         "--access-logfile", "-",
+        "--log-level", settings.log_level,
         "--logger-class", "service.run.access_log.AccessLogger",
         *extra,
         "service.run.web:create_web_app()",
@@ -302,6 +318,65 @@ def start_queue_redis(data_dir: Path, *, executable: str | None = None) -> Redis
         executable=executable,
     )
     return server.start()
+
+
+def level_of(message: str) -> int:
+    """How important one of ``floe run``'s lines is, by how it begins: what
+    ``FLOE_LOG_LEVEL`` keeps (``error:``, ``warning:`` and ``restarting:`` lines are kept at
+    ``warning``; what started and stopped, at ``info``; ``debug:``, only at ``debug``)."""
+    if message.startswith("error:"):
+        return logging.ERROR
+    if message.startswith(("warning:", "restarting:")):
+        return logging.WARNING
+    if message.startswith("debug:"):
+        return logging.DEBUG
+    return logging.INFO
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why the API could not listen on ``host:port`` (None: it can, right now).
+
+    The socket is bound as gunicorn binds it (``SO_REUSEADDR``, so connections of a stopped
+    server still in TIME_WAIT do not count), then closed: only a socket that listens there,
+    or an address this machine does not have, stops the bind.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            return (
+                f"port {port} on {host} is in use: stop what listens there, or choose "
+                "another (PORT or --port; FLOE_HOST or --host)"
+            )
+        reason = error.strerror or str(error)
+        return f"the API cannot listen on {host} port {port}: {reason} (FLOE_HOST or --host)"
+    return None
+
+
+def store_may_be_used(settings: Settings, say: Callable[[str], None]) -> bool:
+    """Whether the event store ``REDIS_URL`` names may be used (``floe run``'s own always
+    may): not one that may lose games, unless ``FLOE_STORE_RISKS_ACCEPTED=1``. Says why not,
+    and warns of what it accepts (``service.redis.durability``)."""
+
+    def warn(message: str) -> None:
+        say(f"warning: {message}")
+
+    try:
+        client = connect(settings)
+    except UNREACHABLE as error:
+        warn(f"could not read the event store's configuration: {error}")
+        return True
+    try:
+        check_at_start(client, settings, warn)
+    except StoreRisksRefused as refused:
+        say(f"error: {refused}")
+        return False
+    finally:
+        client.close()
+    return True
 
 
 def start_child(
@@ -461,15 +536,22 @@ def run(
     """
     env = os.environ if environ is None else environ
     stream = sys.stdout if out is None else out
+    threshold = logging.INFO  # FLOE_LOG_LEVEL's, once it is read
 
     def say(message: str) -> None:
-        print(f"floe: {message}", file=stream, flush=True)
+        if level_of(message) >= threshold:
+            print(f"floe: {message}", file=stream, flush=True)
 
     try:
         settings = parse_settings(sys.argv[2:] if argv is None else argv, env)
     except ValueError as exc:
         say(f"error: {exc}")
         return 2
+    threshold = LEVELS[settings.log_level]
+    unusable = port_problem(settings.host, settings.port)
+    if unusable is not None:  # before anything starts: gunicorn would only say "Can't connect"
+        say(f"error: {unusable}")
+        return 1
 
     request = ShutdownRequest()
     restore_signals = install_signal_handlers(request)
@@ -490,6 +572,8 @@ def run(
         else:
             redis_url = settings.redis_url
             say(f"redis   {without_secrets(redis_url)}  (external, from REDIS_URL)")
+            if not store_may_be_used(settings, say):
+                return 1
         child_env = {**env, "REDIS_URL": redis_url}
         if queue is not None:
             child_env["FLOE_QUEUE_URL"] = queue.url
@@ -526,6 +610,7 @@ def run(
         api_address = f"http://{settings.host}:{settings.port}"
         api = _start_api(settings, api_address, child_env)
         children.append(api)
+        say(f"debug: api command: {shlex.join(api_command(settings))}")
         say(f"api     {api_address}  (pid {api.process.pid})")
 
         servers = []

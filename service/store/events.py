@@ -58,6 +58,8 @@ LIVE_GAMES = "floe:live"
 LIVE_REPAIR_CURSOR = "floe:live:repair"
 #: The games over and still in Redis, by when they ended (ms): the archive's mover reads it.
 ENDED_GAMES = "floe:ended"
+#: A game's place in ``floe:games``: its score (creation, ms) and its id.
+IndexKey = tuple[int, str]
 
 CREATE = Script.load(__package__, "create.lua")
 APPEND = Script.load(__package__, "append.lua")
@@ -112,6 +114,9 @@ class GameRecord:
     #: Whether ``FLOE_EVENTS_PER_GAME`` bounds its log (every game but the organizer's; the
     #: meta's ``length_cap`` is ``off`` for those, and games older than the cap had none).
     length_capped: bool = True
+    #: A digest of who created it (the meta's ``creator``; absent for the organizer's games
+    #: and older ones): the bots' fair lanes share the workers' time out by it.
+    creator: str | None = None
 
     @property
     def failed_at(self) -> int | None:
@@ -134,6 +139,7 @@ class GameRecord:
             bot_failure=None if failure is None else dict(json.loads(failure)),
             clocked=fields.get("clocked") == "1",
             length_capped=fields.get("length_cap") != "off",
+            creator=fields.get("creator") or None,
         )
 
 
@@ -221,6 +227,14 @@ class EventStore(EventReader, Protocol):
     def exists(self, game_id: str) -> bool: ...
 
     def bytes_held(self, game_ids: Sequence[str]) -> list[int | None]: ...
+
+    def index_after(self, after: IndexKey | None, count: int) -> list[IndexKey]: ...
+
+    def records_here(self, game_ids: Sequence[str]) -> list[GameRecord | None]: ...
+
+    def first_and_last(
+        self, records: Sequence[GameRecord]
+    ) -> list[tuple[StoredEvent | None, list[StoredEvent]]]: ...
 
 
 class RedisEventStore:
@@ -526,6 +540,50 @@ class RedisEventStore:
     def exists(self, game_id: str) -> bool:
         """Whether Redis holds the game (its ``meta`` hash)."""
         return bool(self._redis.exists(meta_key(game_id)))
+
+    # ----- listing: what a search of the games Redis holds reads --------------------------
+
+    def index_after(self, after: IndexKey | None, count: int) -> list[IndexKey]:
+        """The next ``count`` keys of ``floe:games`` after ``after`` (None: from the top),
+        newest first, in one round trip. Redis orders the games of one score by id, so the
+        games created in the same millisecond as ``after`` are read whole and those behind
+        its id kept (a second's worth at most: creation times are to the second)."""
+        if after is None:
+            top: Any = self._redis.zrevrange(GAMES_INDEX, 0, count - 1, withscores=True)
+            return [(int(score), _text(member)) for member, score in top]
+        score, game_id = after
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.zrevrangebyscore(GAMES_INDEX, score, score)
+        pipe.zrevrangebyscore(GAMES_INDEX, f"({score}", "-inf", start=0, num=count, withscores=True)
+        same, older = pipe.execute()
+        behind = [(score, member) for member in map(_text, same) if member < game_id]
+        return [*behind, *((int(s), _text(member)) for member, s in older)][:count]
+
+    def records_here(self, game_ids: Sequence[str]) -> list[GameRecord | None]:
+        """As ``records``, from Redis alone (None for a game Redis does not hold), even in a
+        store that looks in an archive for the rest."""
+        return RedisEventStore.records(self, game_ids)
+
+    def first_and_last(
+        self, records: Sequence[GameRecord]
+    ) -> list[tuple[StoredEvent | None, list[StoredEvent]]]:
+        """Each game's first event (None: Redis no longer holds it), and for a game over by
+        its record its last two (``game_over`` and ``seed_revealed``), in one round trip."""
+        if not records:
+            return []
+        pipe = self._redis.pipeline(transaction=False)
+        for record in records:
+            key = events_key(record.game_id)
+            pipe.xrange(key, "0-1", "0-1")
+            if record.status == GameStatus.OVER:
+                pipe.xrevrange(key, "+", "-", count=2)
+        answers = iter(pipe.execute())
+        out: list[tuple[StoredEvent | None, list[StoredEvent]]] = []
+        for record in records:
+            first = _decode(next(answers))
+            last = _decode(next(answers)) if record.status == GameStatus.OVER else []
+            out.append((first[0] if first else None, last))
+        return out
 
 
 def _decode(entries: Any) -> list[StoredEvent]:

@@ -7,16 +7,14 @@ creator is the client address Flask's test client sends (127.0.0.1, or another t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.app import create_app
 from service.bootstrap import Floe
 from service.limits.quotas import ORPHAN_MS
 from service.limits.storage import stored_key
@@ -24,20 +22,15 @@ from service.settings import Settings
 from service.store.events import events_key, meta_key
 from tests.support.api import ORGANIZER, Game, bearer
 from tests.support.clocks import ManualClock
+from tests.support.limited_app import MakeApp, floe_keys, limited_app
 
 PEOPLE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
 HERE, ELSEWHERE = "127.0.0.1", {"REMOTE_ADDR": "10.0.0.2"}
 
-MakeApp = Callable[..., Flask]
-
 
 @pytest.fixture
 def make_app(redis_url: str) -> MakeApp:
-    def make(clock: ManualClock | None = None, **settings: Any) -> Flask:
-        every = Settings(redis_url=redis_url, organizer_token=ORGANIZER, **settings)
-        return create_app(every, clock=clock or ManualClock())
-
-    return make
+    return partial(limited_app, redis_url)
 
 
 def new_game(client: FlaskClient, **headers: Any) -> Game:
@@ -69,25 +62,6 @@ def refused(response: Any, status: int, code: str) -> str:
     assert error["code"] == code
     message: str = error["message"]
     return message
-
-
-def everything(redis_client: redis.Redis) -> dict[bytes, Any]:
-    """Every key under ``floe:`` but the rate limiter's, with its contents: what a create
-    or a join could write."""
-    found: dict[bytes, Any] = {}
-    for key in sorted(redis_client.scan_iter("floe:*")):
-        if key.startswith(b"floe:ratelimit:"):
-            continue
-        kind = redis_client.type(key)
-        if kind == b"zset":
-            found[key] = redis_client.zrange(key, 0, -1, withscores=True)
-        elif kind == b"hash":
-            found[key] = redis_client.hgetall(key)
-        elif kind == b"stream":
-            found[key] = redis_client.xlen(key)
-        else:
-            found[key] = redis_client.dump(key)
-    return found
 
 
 # ----- events per game ---------------------------------------------------------------------
@@ -179,13 +153,13 @@ def test_a_creator_at_its_byte_budget_is_429_writes_nothing_and_another_is_not(
     while stored_bytes(redis_client, game.id) < budget:
         assert first_legal_move(game).status_code == 201
     held = stored_bytes(redis_client, game.id)
-    before = everything(redis_client)
+    before = floe_keys(redis_client)
 
     message = refused(client.post("/v1/games", json=PEOPLE), 429, "storage_quota")
     assert f" {held} bytes" in message and f" {budget} bytes" in message
     assert "FLOE_STORED_BYTES_PER_CREATOR" in message and "archiving is off" in message
     refused(client.post("/v1/games?wait=1", json=PEOPLE), 429, "storage_quota")
-    assert everything(redis_client) == before, "a refused create writes nothing"
+    assert floe_keys(redis_client) == before, "a refused create writes nothing"
 
     other = new_game(client, environ_base=ELSEWHERE)
     new_game(client, headers=bearer(ORGANIZER))

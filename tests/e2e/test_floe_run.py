@@ -7,6 +7,7 @@ import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,7 +20,7 @@ import pytest
 import redis
 
 from service.run.redis_server import free_tcp_port
-from tests.support.waiting import PROMPTLY
+from tests.support.waiting import PROMPTLY, wait_until
 
 STARTUP_SECONDS = 2 * PROMPTLY
 #: The ``?wait=`` of every request that may cause a draw: the most the API allows (it answers
@@ -90,10 +91,12 @@ def play_to_the_end(
         assert status == 201, answer
 
 
-def start(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
-    """``floe run`` with its output in a file (a pipe nobody reads would fill and stall it)."""
+def start(data_dir: Path, port: int, **more: str) -> subprocess.Popen[bytes]:
+    """``floe run`` with its output in a file (a pipe nobody reads would fill and stall it);
+    ``more``: variables on top of ours."""
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["PORT"] = str(port)
+    env.update(more)
     with (data_dir / "floe-run.log").open("ab") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "service.cli", "run", "--data-dir", str(data_dir)],
@@ -147,3 +150,65 @@ def test_floe_run_serves_a_game_played_to_the_end_and_keeps_it(tmp_path: Path) -
     finally:
         stop(again, tmp_path)
     assert again.returncode == 0
+
+
+@pytest.mark.processes
+def test_a_port_in_use_stops_floe_run_before_it_starts_anything(tmp_path: Path) -> None:
+    port = free_tcp_port()
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", port))
+        holder.listen()
+        process = start(tmp_path, port)
+        process.wait(timeout=PROMPTLY)
+    output = (tmp_path / "floe-run.log").read_text(errors="replace")
+    assert process.returncode == 1, output
+    assert f"floe: error: port {port} on 127.0.0.1 is in use" in output
+    assert "PORT or --port" in output and "Can't connect" not in output
+    assert "floe: redis" not in output, "nothing was started"
+    assert not (tmp_path / "redis").exists()
+
+
+@pytest.mark.processes
+def test_an_address_the_machine_lacks_stops_floe_run_naming_it(tmp_path: Path) -> None:
+    process = start(tmp_path, free_tcp_port(), FLOE_HOST="192.0.2.1")  # TEST-NET-1: nobody's
+    process.wait(timeout=PROMPTLY)
+    output = (tmp_path / "floe-run.log").read_text(errors="replace")
+    assert process.returncode == 1, output
+    assert "floe: error: the API cannot listen on 192.0.2.1 port " in output
+    assert "FLOE_HOST or --host" in output and "floe: redis" not in output
+
+
+@pytest.mark.processes
+def test_floe_host_is_where_the_api_listens_and_debug_says_more(tmp_path: Path) -> None:
+    """FLOE_HOST on a loopback address of its own: the API answers there and only there;
+    at ``debug`` floe run shows gunicorn's command and RQ's workers speak."""
+    port = free_tcp_port()
+    process = start(tmp_path, port, FLOE_HOST="127.0.0.3", FLOE_LOG_LEVEL="debug")
+    try:
+        Http(f"http://127.0.0.3:{port}").wait_healthy(process)
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=PROMPTLY).close()
+        log = tmp_path / "floe-run.log"
+        wait_until(lambda: "rq.worker" in log.read_text(errors="replace"), PROMPTLY, "RQ's lines")
+    finally:
+        output = stop(process, tmp_path).decode(errors="replace")
+    assert process.returncode == 0, output
+    assert f"floe: api     http://127.0.0.3:{port}" in output
+    assert "floe: debug: api command: " in output and "--log-level debug" in output
+
+
+@pytest.mark.processes
+def test_at_warning_floe_run_says_only_what_is_wrong(tmp_path: Path) -> None:
+    port = free_tcp_port()
+    process = start(tmp_path, port, FLOE_LOG_LEVEL="warning")
+    http = Http(f"http://127.0.0.1:{port}")
+    try:
+        http.wait_healthy(process)
+        assert http.call("GET", "/v1/health")[1]["store"]["durable"] is True, "its own Redis"
+    finally:
+        output = stop(process, tmp_path).decode(errors="replace")
+    assert process.returncode == 0, output
+    lines = output.splitlines()
+    assert not [line for line in lines if line.startswith(("floe: redis", "floe: api"))]
+    assert not [line for line in lines if "rq.worker" in line or "[INFO]" in line], output
+    assert "GET /v1/health" in output, "the access log is not a log level's to silence"

@@ -20,6 +20,7 @@ from service.api.app import create_app
 from service.run.redis_server import DURABLE_CONFIG, EPHEMERAL_CONFIG, RedisServer, durable_config
 from service.settings import Settings
 from tests.support.api import ORGANIZER
+from tests.support.limited_app import NOT_A_REQUESTS, contents
 from tests.support.openapi import CheckedClient, OpenApi
 
 FULL_CONFIG = {**EPHEMERAL_CONFIG, "maxmemory": "16mb", "maxmemory-policy": "noeviction"}
@@ -49,8 +50,12 @@ def fill(client: redis.Redis) -> int:
 
 def everything(client: redis.Redis) -> dict[bytes, Any]:
     """Every key but the junk, with its contents."""
-    keys = sorted(k for k in client.keys("*") if isinstance(k, bytes) and b"junk:" not in k)
-    return {key: client.dump(key) for key in keys}
+    keys = sorted(
+        k
+        for k in client.keys("*")
+        if isinstance(k, bytes) and b"junk:" not in k and not k.startswith(NOT_A_REQUESTS)
+    )
+    return {key: contents(client, key) for key in keys}
 
 
 @pytest.mark.processes

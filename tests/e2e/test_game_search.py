@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -23,7 +22,6 @@ import pytest
 
 from service.api.app import create_app
 from service.archive.moving import archived_game
-from service.archive.opening import open_archive
 from service.archive.protocol import Archive
 from service.bootstrap import Floe, build
 from service.clock import millis
@@ -58,13 +56,8 @@ def spec() -> OpenApi:
 
 #: An empty archive's URL: an SQLite file, or a new PostgreSQL database (each test, both).
 archive_url = archives.archive_url
-
-
-@pytest.fixture
-def archive(archive_url: str) -> Iterator[Archive]:
-    opened = open_archive(archive_url)
-    yield opened
-    opened.close()
+#: The archive opened on it, closed after the test.
+archive = archives.archive
 
 
 @pytest.fixture
@@ -346,7 +339,7 @@ def test_paging_gives_each_game_once_in_order_in_full_pages(
 def test_a_small_batch_splits_ties_the_same(world: World) -> None:
     """Reading Redis a game at a time cuts through the games created in the same second: the
     order and the pages are those of the default batches."""
-    search = GameSearch(world.floe.redis, world.floe.archive, batch=1)
+    search = GameSearch(world.floe.store, world.floe.archive, batch=1)
     for limit in (1, 2, 5):
         cursor: str | None = None
         listed: list[str] = []

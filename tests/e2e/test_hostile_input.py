@@ -19,6 +19,7 @@ from flask.testing import FlaskClient
 from service.api.app import create_app
 from service.settings import Settings
 from tests.support.api import ORGANIZER, Game, bearer
+from tests.support.limited_app import written_keys
 
 NewGame = Callable[..., Game]
 JSON = {"Content-Type": "application/json"}
@@ -38,9 +39,8 @@ def refused(response: Any, status: int, code: str) -> dict[str, Any]:
 
 
 def game_keys(redis_client: redis.Redis) -> set[bytes]:
-    """Every key a game owns (the rate limiter's counters are not a game's)."""
-    keys = [bytes(key) for key in redis_client.keys("floe:*") if isinstance(key, bytes)]
-    return {key for key in keys if not key.startswith(b"floe:ratelimit:")}
+    """Every key a request wrote (not the rate limiter's, nor a process's liveness)."""
+    return written_keys(redis_client)
 
 
 def action_body(**overrides: Any) -> dict[str, Any]:

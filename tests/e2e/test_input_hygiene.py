@@ -30,6 +30,7 @@ from service.run.supervisor import run as floe_run
 from service.settings import Settings
 from tests.support import tournament_api as tournaments
 from tests.support.api import ORGANIZER, bearer
+from tests.support.limited_app import written_keys
 
 JSON = {"Content-Type": "application/json"}
 ORGANIZER_JSON = {**JSON, **bearer(ORGANIZER)}
@@ -45,9 +46,8 @@ def refused(response: Any, status: int, code: str) -> str:
 
 
 def stored(redis_client: redis.Redis) -> set[bytes]:
-    """Every key Floe wrote but the rate limiter's counters."""
-    keys = [bytes(key) for key in redis_client.keys("floe:*") if isinstance(key, bytes)]
-    return {key for key in keys if not key.startswith(b"floe:ratelimit:")}
+    """Every key a request wrote (not the rate limiter's, nor a process's liveness)."""
+    return written_keys(redis_client)
 
 
 def game(*names: str) -> dict[str, Any]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import pytest
@@ -17,12 +17,12 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.app import create_app
 from service.bootstrap import Floe
 from service.limits.quotas import ORPHAN_MS, CreatorQuotas, QuotaLimits, bots_key, live_key
 from service.settings import Settings
 from tests.support.api import ORGANIZER, bearer
 from tests.support.clocks import ManualClock
+from tests.support.limited_app import MakeApp, floe_keys, limited_app
 
 PEOPLE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
 BOTS = {
@@ -33,16 +33,9 @@ ONE_BOT = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Hal", "bot":
 ELSEWHERE = {"REMOTE_ADDR": "10.0.0.2"}
 
 
-MakeApp = Callable[..., Flask]
-
-
 @pytest.fixture
 def make_app(redis_url: str) -> MakeApp:
-    def make(clock: ManualClock | None = None, **quotas: Any) -> Flask:
-        settings = Settings(redis_url=redis_url, organizer_token=ORGANIZER, **quotas)
-        return create_app(settings, clock=clock or ManualClock())
-
-    return make
+    return partial(limited_app, redis_url)
 
 
 def created(response: Any) -> str:
@@ -59,27 +52,6 @@ def refused(response: Any, code: str, limit: int) -> str:
     assert "Retry-After" not in response.headers, "waiting frees no slot"
     message: str = error["message"]
     return message
-
-
-def stored(redis_client: redis.Redis) -> dict[bytes, Any]:
-    """Every key under ``floe:`` but the rate limiter's, with its value: what a create writes."""
-    keys = sorted(k for k in redis_client.keys("floe:*") if isinstance(k, bytes))
-    everything: dict[bytes, Any] = {}
-    for key in keys:
-        if key.startswith(b"floe:ratelimit:"):
-            continue
-        kind = redis_client.type(key)
-        if kind == b"zset":
-            everything[key] = redis_client.zrange(key, 0, -1, withscores=True)
-        elif kind == b"hash":
-            everything[key] = redis_client.hgetall(key)
-        elif kind == b"stream":
-            everything[key] = redis_client.xlen(key)
-        elif kind == b"list":
-            everything[key] = redis_client.lrange(key, 0, -1)
-        else:
-            everything[key] = redis_client.dump(key)
-    return everything
 
 
 def play_out(client: FlaskClient, game_id: str, tokens: list[str]) -> None:
@@ -113,11 +85,11 @@ def test_over_the_live_game_quota_is_429_and_writes_nothing(
     client = make_app(live_games_per_creator=2).test_client()
     created(client.post("/v1/games", json=PEOPLE))
     created(client.post("/v1/games", json=BOTS))  # a bot game is a live game too
-    before = stored(redis_client)
+    before = floe_keys(redis_client)
     for body in (PEOPLE, BOTS, ONE_BOT):
         message = refused(client.post("/v1/games?wait=1", json=body), "live_game_quota", 2)
         assert "FLOE_LIVE_GAMES_PER_CREATOR" in message
-    assert stored(redis_client) == before, "a refused create writes nothing, quota keys neither"
+    assert floe_keys(redis_client) == before, "a refused create writes nothing, quota keys neither"
     assert len(client.get("/v1/games").get_json()["games"]) == 2
 
 
@@ -127,11 +99,11 @@ def test_over_the_bot_game_quota_is_429_and_writes_nothing(
     client = make_app(bot_games_per_creator=2).test_client()
     created(client.post("/v1/games", json=BOTS))
     created(client.post("/v1/games", json=ONE_BOT))  # one bot seat makes a bot game
-    before = stored(redis_client)
+    before = floe_keys(redis_client)
     for body in (BOTS, ONE_BOT):
         message = refused(client.post("/v1/games", json=body), "bot_game_quota", 2)
         assert "FLOE_BOT_GAMES_PER_CREATOR" in message
-    assert stored(redis_client) == before
+    assert floe_keys(redis_client) == before
     created(client.post("/v1/games", json=PEOPLE))  # people's games are not bot games
     assert len(client.get("/v1/games").get_json()["games"]) == 3
 

@@ -14,7 +14,6 @@ import re
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,7 +24,6 @@ import zstandard
 
 from domain.engine import play
 from service.archive.moving import archived_game
-from service.archive.opening import open_archive
 from service.archive.protocol import Archive, ArchivedGame
 from service.bootstrap import Floe, build
 from service.games.access import Viewer
@@ -38,6 +36,8 @@ pytestmark = pytest.mark.processes  # every test runs the floe CLI
 
 #: An empty archive's URL: an SQLite file, or a new PostgreSQL database (each test, both).
 archive_url = archives.archive_url
+#: The archive opened on it, closed after the test.
+archive = archives.archive
 
 #: When each game ends: the first the day before 2026-11-01, the second on its first second.
 ENDS = ("2026-10-31T23:59:59Z", "2026-11-01T00:00:00Z", "2026-11-02T08:30:00Z")
@@ -75,13 +75,6 @@ def out(tmp_path: Path) -> Path:
     folder = tmp_path / "dumps"
     folder.mkdir()
     return folder
-
-
-@pytest.fixture
-def archive(archive_url: str) -> Iterator[Archive]:
-    opened = open_archive(archive_url)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture

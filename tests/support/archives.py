@@ -2,16 +2,20 @@
 a new database on the session's private PostgreSQL (tests/support/postgres.py).
 
 A test module takes the fixtures by naming them at module level (``archive_url =
-archives.archive_url``, and ``settings = archives.archive_settings`` for Floe's settings on
-it); every test asking for them then runs once per back end.
+archives.archive_url``, ``archive = archives.archive`` for the archive opened on it, and
+``settings = archives.archive_settings`` for Floe's settings on it); every test asking for
+them then runs once per back end.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from service.archive.opening import open_archive
+from service.archive.protocol import Archive
 from service.settings import Settings
 from tests.support.api import ORGANIZER
 
@@ -22,6 +26,14 @@ def archive_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'data' / 'archive.sqlite3'}"
     return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def archive(archive_url: str) -> Iterator[Archive]:
+    """The archive at ``archive_url``, open for the test, closed after."""
+    opened = open_archive(archive_url)
+    yield opened
+    opened.close()
 
 
 @pytest.fixture

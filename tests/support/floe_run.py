@@ -260,3 +260,19 @@ def queued_job_ids(queues: redis.Redis) -> list[str]:
     """Every job id the queues hold (pending in a backlog, or claimed by a worker), with
     repeats (a repeat is the sweeper bug); ``queues`` is the job queues' Redis."""
     return Backlog(queues).items(list(BATCHES))
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process under it (Linux ``/proc``): the API's gunicorn master, its
+    workers and whatever those start (a pool of upload processes, say), for ``rss_bytes``."""
+    tree: list[int] = []
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        tree.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(child) for child in (task / "children").read_text().split()]
+        except FileNotFoundError:  # it ended while we looked
+            continue
+    return tree

@@ -525,6 +525,39 @@ class BotFailureSchema(Schema):
     at = fields.String(required=True, metadata=ref("Timestamp"))
 
 
+class StoreSafetySchema(Schema):
+    """Whether the event store's Redis keeps what it acknowledges, by its configuration."""
+
+    durable = fields.Boolean(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "false: the store may lose games (see `problems`); null: its "
+            "configuration could not be read (`CONFIG GET` refused); true: it never evicts "
+            "and keeps an AOF."
+        },
+    )
+    maxmemory_policy = fields.String(
+        required=True, metadata={"description": "Its `maxmemory-policy`, or `unknown`."}
+    )
+    appendonly = fields.String(
+        required=True, metadata={"description": "Its `appendonly`, or `unknown`."}
+    )
+    appendfsync = fields.String(
+        required=True, metadata={"description": "Its `appendfsync`, or `unknown`."}
+    )
+    problems = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "What may lose games: an evicting policy, no AOF."},
+    )
+    cautions = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "What is weaker than `floe run`'s store, or unknown."},
+    )
+
+
 class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"enum": ["ok"]})
     redis = fields.String(required=True, metadata={"enum": ["ok"]})
@@ -534,6 +567,7 @@ class HealthSchema(Schema):
         validate=validate.Range(min=0),
         metadata={"description": "Bot moves that failed, across all games, ever."},
     )
+    store = fields.Nested(StoreSafetySchema, required=True)
 
 
 # One instance of each: building a schema copies its fields, which costs more than using it.

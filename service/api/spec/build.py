@@ -54,6 +54,7 @@ MARSHMALLOW: dict[str, type[Schema]] = {
     "GameSummary": game_schemas.GameSummarySchema,
     "GameList": game_schemas.GameListSchema,
     "BotFailure": game_schemas.BotFailureSchema,
+    "StoreSafety": game_schemas.StoreSafetySchema,
     "Health": game_schemas.HealthSchema,
     "PostActionRequest": game_schemas.PostActionSchema,
     "CreateGameRequest": game_schemas.CreateGameSchema,

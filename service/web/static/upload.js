@@ -28,6 +28,10 @@ async function boardOf(version) {
     const more = await post(from);
     for (const board of more.boards) boards.set(board.version, board.svg);
   }
+  if (!boards.has(version)) { // left out for the answer's byte budget: ask from it
+    const more = await post(version);
+    for (const board of more.boards) boards.set(board.version, board.svg);
+  }
   return boards.get(version);
 }
 
