@@ -31,6 +31,7 @@ from tests.support.floe_run import (
     new_game,
     open_stream,
     process_tree,
+    start_slow_body,
     status_of,
 )
 from tests.support.waiting import PROMPTLY, wait_until
@@ -58,17 +59,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FloeRun]:
     }
     with floe_run(tmp_path_factory.mktemp("floe-run"), env) as run:
         yield run
-
-
-def held_in_its_body(port: int, source: str) -> socket.socket:
-    """A connection the server is busy with: a POST whose body never ends (it waits for it
-    ``BODY_SECONDS``, far longer than the test)."""
-    sock = connect(port, source)
-    sock.sendall(
-        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        b"Content-Length: 100\r\n\r\n{"
-    )
-    return sock
 
 
 def until_closed(sock: socket.socket) -> bytes:
@@ -103,7 +93,7 @@ def test_one_address_past_its_connection_cap_is_refused_while_others_connect(
     served: FloeRun,
 ) -> None:
     port, greedy = served.port, "127.0.0.21"
-    held = [held_in_its_body(port, greedy) for _ in range(CONNECTIONS_PER_ADDRESS)]
+    held = [start_slow_body(port, greedy) for _ in range(CONNECTIONS_PER_ADDRESS)]
     try:
         # The next connection from that address is answered 429 at once and closed, unread.
         refused = answer_on_a_new_connection(port, greedy)
