@@ -383,8 +383,8 @@ class Settings:
     )  # fmt: skip
     worker_threads: int = setting(
         8, "FLOE_WORKER_THREADS", integer(), WORKERS,
-        "Draws and bot moves one worker runs at once, so their appends share fsyncs; one "
-        "bot thinks at a time whatever this is.",
+        "Draws and bot moves one worker runs at once, so their appends share fsyncs; two "
+        "bots at most think at once, for two different creators, whatever this is.",
     )  # fmt: skip
     bot_move_seconds: float = setting(
         60.0, "FLOE_BOT_MOVE_SECONDS", number(), WORKERS,

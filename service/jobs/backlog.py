@@ -191,9 +191,17 @@ class Backlog:
         claimed = self.take(worker, lanes, done)
         return claimed.queue, claimed.items
 
-    def take(self, worker: str, lanes: Sequence[Lane], done: Sequence[str]) -> Claimed:
+    def take(
+        self,
+        worker: str,
+        lanes: Sequence[Lane],
+        done: Sequence[str],
+        *,
+        busy: Sequence[str] = (),
+    ) -> Claimed:
         """``claim``, with each item's line: a plain queue's first in line first, a fair
-        queue's from its lines in turn (``claim_items.lua``)."""
+        queue's from its lines in turn, none of the lines ``busy`` names (those the worker
+        has a bot thinking for: ``claim_items.lua``)."""
         fair = self.fairness
         taken = self._claim(
             claims=CLAIMS_KEY,
@@ -208,6 +216,7 @@ class Backlog:
             window_ms=max(1, int(fair.window_seconds * 1000)),
             priority=PRIORITY_LINE,
             scan=SCAN_LINES,
+            busy=json.dumps(sorted(set(busy))),
             finished=list(done),
         )
         if not taken:

@@ -15,15 +15,20 @@
 -- Returns {the queue's place among the lanes (1-based), item, line, item, line...} (line ''
 -- for an item of no line), or {} when every queue is empty (or no lane is given: then it
 -- only releases).
+-- `busy` (a JSON list) names the lines this worker has a bot thinking for: none of them is
+-- served (a line has one move thought about at a time; another line may have the worker's
+-- second), and the no-line fallback waits while any line has items.
 -- KEYS: claims lane_keys...
--- ARGV: worker lanes budget window_ms priority scan finished...
+-- ARGV: worker lanes budget window_ms priority scan busy finished...
 local claims, worker = KEYS[1], ARGV[1]
-for i = 7, #ARGV do
+for i = 8, #ARGV do
   if redis.call('HGET', claims, ARGV[i]) == worker then redis.call('HDEL', claims, ARGV[i]) end
 end
 local lanes = cjson.decode(ARGV[2])
 local budget, window = tonumber(ARGV[3]), tonumber(ARGV[4])
 local priority, scan = ARGV[5], tonumber(ARGV[6])
+local busy = {}
+for _, line in ipairs(cjson.decode(ARGV[7])) do busy[line] = true end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
@@ -44,13 +49,15 @@ end
 -- The next line to serve, or nil: the rotation's lines looked at leave its front (those
 -- with no item at all for good, those passed over to its back).
 local function pick(lines, rotation, spent)
-  if oldest(lines, priority) then return priority end
+  if not busy[priority] and oldest(lines, priority) then return priority end
   local front = redis.call('LRANGE', rotation, 0, scan - 1)
   local looked, chosen, passed = 0, nil, {}
   local least, least_used = nil, nil
   for i, line in ipairs(front) do
     looked = i
-    if oldest(lines, line) then
+    if busy[line] then
+      passed[#passed + 1] = line  -- thought about now: its turn is this one
+    elseif oldest(lines, line) then
       local spent_here = budget > 0 and used(spent, line) or 0
       if budget <= 0 or spent_here < budget then
         chosen = line
@@ -105,7 +112,7 @@ for place, lane in ipairs(lanes) do
     end
   end
   local left = batch - (#taken - 1) / 2
-  if left > 0 then
+  if left > 0 and not (fair and next(busy) ~= nil and redis.call('ZCARD', lines) > 0) then
     local popped = redis.call('ZPOPMIN', pending, left)
     for i = 1, #popped, 2 do
       redis.call('HSET', claims, popped[i], worker)

@@ -2,13 +2,17 @@
 not per draw or bot move.
 
 A drain runs on a worker and takes from the queues that worker listens to (its lanes), draws
-first (several claimed at once), then bot moves (one at a time). It runs up to ``threads``
+first (several claimed at once), then bot moves (one by one). It runs up to ``threads``
 items at once on a small pool: an item mostly waits for Redis, and with ``appendfsync always``
-for the fsync of its append, and appends that reach Redis together share one fsync. One bot
-thinks at a time: the next bot move is claimed once the one before has decided
-(``Automation.play_bot``'s ``thought``) and no draw is in flight, so quick bots overlap their
-appends while a slow one never shares its core with another bot's search. Draws are still
-claimed while a bot thinks. Each item runs under its deadline (``service.jobs.deadlines``).
+for the fsync of its append, and appends that reach Redis together share one fsync. At most
+``THINKERS`` (two) bots think at once, each for a line of its own: the next bot move is
+claimed once fewer are thinking (a bot has thought once ``Automation.play_bot``'s
+``thought`` is set) and no draw is in flight, and never for a line whose move is being thought
+about. So one creator's big search, which cannot be cut short, holds one slot at most, and
+another creator's random bot moves in the other meanwhile; two long searches of different
+lines share the core (the search is bounded by its iterations, so only its time changes).
+Draws are still claimed while bots think. Each item runs under its deadline
+(``service.jobs.deadlines``).
 
 Bot moves come from the bots' lines (``service.jobs.backlog``: one per creator, served in
 turn). The drain times how long each bot took to decide and charges it to the item's line
@@ -48,6 +52,8 @@ log = logging.getLogger(__name__)
 
 #: Items a drain runs at once.
 THREADS = 8
+#: Bots thinking at once in one drain, each for a different line.
+THINKERS = 2
 #: How long an idle drain waits for more before it leaves.
 IDLE_SECONDS = 2.0
 #: How long a drain takes new items before it hands over to a successor job.
@@ -70,6 +76,8 @@ class DrainSettings:
     idle_seconds: float = IDLE_SECONDS
     life_seconds: float = LIFE_SECONDS
     threads: int = THREADS
+    #: Bots thinking at once, each for a different line.
+    thinkers: int = THINKERS
 
 
 class Drains:
@@ -186,14 +194,16 @@ class _DrainRun:
     def _claim(self) -> bool:
         """Claim what there is room for (releasing what is done); whether any was.
 
-        A bot move is claimed only while no bot thinks and no draw is in flight: draws are
-        taken, and made, before any bot move, and one bot thinks at a time."""
+        A bot move is claimed only while no draw is in flight (draws are taken, and made,
+        before any bot move) and fewer than ``thinkers`` bots think, each for a line of its
+        own: a long search of one line (a creator's big game) never stops another line's
+        bot from moving meanwhile, and a line never has two moves thought about at once."""
         drains = self.drains
         free = drains.settings.threads - len(self.in_flight)
         if free <= 0:
             return False
         quick = any(not lane.thinks for lane, _ in self.in_flight.values())
-        held = bool(self.thinking) or quick
+        held = len(self.thinking) >= drains.settings.thinkers or quick
         lanes = [
             Lane(lane.queue, min(lane.batch, free), lane.thinks)
             for lane in drains.lanes
@@ -202,7 +212,8 @@ class _DrainRun:
         if not lanes:
             self.starved.clear()  # only bots wait, and ours thinks: its end will wake us
             return False
-        claimed = drains.backlog.take(drains.worker, lanes, self.done)
+        busy = [line for _, line in self.thinking.values()]
+        claimed = drains.backlog.take(drains.worker, lanes, self.done, busy=busy)
         self.done = []
         items = claimed.items
         if not items:

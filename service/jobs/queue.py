@@ -43,7 +43,7 @@ QUEUE_NAMES: Mapping[JobKind, str] = MappingProxyType(
     {"draw": DRAWS, "bot": BOTS, "tournament": DRAWS, "timeout": DRAWS}
 )
 #: Every queue, in the order a worker takes from them, and the most items a drain claims from
-#: each at once (bot moves one by one: one bot thinks at a time).
+#: each at once (bot moves one by one: a drain has at most two bots thinking, for two lines).
 BATCHES: Mapping[str, int] = MappingProxyType({DRAWS: 16, BOTS: 1})
 #: RQ looks the drain's function up by this name; it is stored in RQ's queue, never in events.
 DRAIN_FUNCTION = "service.jobs.drains.run_drain"

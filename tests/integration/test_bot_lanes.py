@@ -66,9 +66,15 @@ def fair_backlog(client: redis.Redis, budget: float = 0.0) -> Backlog:
 
 
 def drain(
-    backlog: Backlog, run_item: Callable[[str, Callable[[], None]], object], clock: Clock
+    backlog: Backlog,
+    run_item: Callable[[str, Callable[[], None]], object],
+    clock: Clock,
+    *,
+    thinkers: int = 1,
 ) -> int:
-    """Run one drain over what is pending until the queues are empty; how many items ran."""
+    """Run one drain over what is pending until the queues are empty; how many items ran.
+    One bot thinks at a time unless told otherwise, so the order the lines are served in
+    is exact; what two thinking at once adds is tested on its own."""
     lanes = [Lane(DRAWS, BATCHES[DRAWS]), Lane(BOTS, BATCHES[BOTS], thinks=True)]
     drains = Drains(
         backlog,
@@ -77,7 +83,7 @@ def drain(
         WORKER,
         lanes,
         threading.Event(),
-        settings=DrainSettings(idle_seconds=0.0, life_seconds=1e9, threads=4),
+        settings=DrainSettings(idle_seconds=0.0, life_seconds=1e9, threads=4, thinkers=thinkers),
         monotonic=clock,
     )
     [name] = backlog.drains(BOTS)  # the drain the first add named, as a worker would run it
@@ -189,6 +195,42 @@ def test_a_creator_over_its_thinking_budget_is_passed_over_while_another_waits(
     # Counted by what the moves took, not by how many there were (decayed a little since).
     assert spent[FLOODER] == pytest.approx(4 * MCTS_SECONDS, rel=0.05)
     assert spent[OTHER] == pytest.approx(4 * RANDOM_SECONDS, rel=0.05)
+
+
+def test_another_creators_bot_moves_while_a_long_search_thinks(
+    redis_client: redis.Redis,
+) -> None:
+    """A search already running is never cut short, so a drain lets two bots think, for two
+    lines: while the flood's first move is still thinking (held here until the other
+    creator's three moves are done), the other creator's moves are claimed and made, one
+    after another, and no second flood move starts beside the first."""
+    backlog = fair_backlog(redis_client)
+    flood, other = bots("f", 3), bots("b", 3)
+    for item in flood:
+        backlog.add(BOTS, item, FLOODER)
+    for item in other:
+        backlog.add(BOTS, item, OTHER)
+    others_done = threading.Event()
+    events: list[str] = []
+    lock = threading.Lock()
+
+    def run_item(item: str, thought: Callable[[], None]) -> None:
+        with lock:
+            events.append(f"start {item}")
+        if item == flood[0]:
+            assert others_done.wait(timeout=PROMPTLY), "the other creator's moves never came"
+        with lock:
+            events.append(f"end {item}")
+            if all(f"end {o}" in events for o in other):
+                others_done.set()
+        thought()
+
+    assert drain(backlog, run_item, Clock(), thinkers=2) == 6
+    first_end = events.index(f"end {flood[0]}")
+    assert all(events.index(f"end {o}") < first_end for o in other)
+    assert all(events.index(f"start {f}") > first_end for f in flood[1:]), (
+        "a line has one move thought about at a time"
+    )
 
 
 def test_with_no_budget_lines_simply_take_turns(redis_client: redis.Redis) -> None:
