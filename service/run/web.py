@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import gevent
 
-from service.api.app import create_app
+from service.api.app import STRICT_POLICY, create_app
 from service.api.replays import MAX_REPLAY_BYTES
 from service.log_level import configure_logging
 from service.redis.durability import check_at_start
@@ -238,7 +238,7 @@ def _refuse(
         ("Content-Type", "application/json"),
         ("Content-Length", str(len(body))),
         ("X-Content-Type-Options", "nosniff"),
-        ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
+        ("Content-Security-Policy", STRICT_POLICY),
         ("Connection", "close"),
     ]
     if retry_after is not None:
