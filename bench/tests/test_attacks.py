@@ -20,7 +20,11 @@ def test_one_quick_attack_runs_end_to_end_and_prints_its_rows(
     assert [row.split(" | ")[1] for row in rows] == ["health", "a person's move"]
     assert all(row.count(" | ") == 6 for row in rows)  # seven columns
     [note] = [line for line in printed.splitlines() if line.startswith("- **slowloris**")]
-    assert "200 connections opened" in note  # as many as asked for, all from one address
+    # Every one asked for was opened, all from one address. More may have been: the web
+    # processes' accept loops share the connections unevenly, so one process can pass its
+    # per-address cap and refuse a few with 429, which the attacker then reopens.
+    opened = int(note.split("): ", 1)[1].split(" connections opened")[0])
+    assert opened >= 200
 
 
 def test_an_unknown_attack_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
