@@ -6,6 +6,7 @@ decimals), so the same view always renders byte-identically.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from xml.sax.saxutils import escape, quoteattr
 
@@ -36,6 +37,21 @@ def num(value: float) -> str:
 
 def _attr(value: object) -> str:
     return num(value) if isinstance(value, float) else str(value)
+
+
+def pick(place: object) -> dict[str, str]:
+    """The ``data-pick`` attribute marking a place a person may tap: ``place`` as compact
+    JSON with sorted keys, so every game marks places alike and pictures stay byte-stable.
+
+    A place is a pair such as ``[3, 4]`` (an action names it when an equal list appears
+    anywhere in it) or an object such as ``{"ship": 7}`` (an action names it when it, or an
+    object inside it, has each of the place's keys with that value or a list holding it);
+    the game page plays or offers the actions naming what was tapped.
+
+    >>> pick({"square": [3, 4]})
+    {'data_pick': '{"square":[3,4]}'}
+    """
+    return {"data_pick": json.dumps(place, sort_keys=True, separators=(",", ":"))}
 
 
 def el(tag: str, attrs: Mapping[str, object], content: str = "") -> str:

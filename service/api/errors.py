@@ -147,6 +147,11 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def werkzeug_error(error: HTTPException) -> Response:
         status = error.code or 500
+        # (Imported here: the pages import ``service.api.http``, which imports this module.)
+        from service.api.pages import not_found_page, wants_a_page
+
+        if status == 404 and wants_a_page():
+            return not_found_page()  # a person at a browser: a page with the way back
         code = _HTTP_CODES.get(status, "http_error")
         # Keep the exception's own headers (405's ``Allow``), not its HTML content type.
         headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}

@@ -5,7 +5,12 @@
 - ``GET /games/<id>/replay``: every version of a game, stepped with the keys or a slider.
 - ``GET /replay``: upload an export file, see its verdict and step through it.
 - ``GET /tournaments/<id>``: one tournament (standings, rounds, games), live.
+- ``GET /rules`` and ``GET /rules/<game>``: each hosted game's rules (``service.api.rules``).
 - ``GET /web/<file>``: the pages' CSS and JavaScript modules.
+
+A browser asking for a page Floe does not have (outside ``/v1``, ``/docs``, ``/openapi.*`` and
+``/web/``) gets ``not_found.html``, a 404 page with the way back to the lobby; a program (any
+request that does not prefer HTML to JSON) gets the API's JSON 404 (``service.api.errors``).
 
 The pages are fixed templates and files (``service/web``): the HTML is the same for every game
 and viewer, and everything they show comes from the public API under ``/v1``, called from the
@@ -26,8 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, request, send_from_directory
+from markupsafe import Markup
 
 from service.api.http import RECORD_ID, current_floe
+from service.api.rules import rules_html, rules_titles
 from service.errors import NotFound
 
 WEB_DIR = Path(str(files("service.web")))
@@ -55,6 +62,27 @@ def _page(name: str, **context: Any) -> Response:
     response.headers["Content-Security-Policy"] = POLICY
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+#: Where every answer is the API's (JSON, even a 404): never a page.
+API_PREFIXES = ("/v1/", "/docs", "/openapi.", "/web/")
+
+
+def wants_a_page() -> bool:
+    """Whether this request's 404 should be the page rather than the API's JSON: a path of
+    the pages' (not the API's), asked for by a client preferring HTML to JSON, as browsers
+    do. No ``Accept`` (or ``*/*``) prefers neither: JSON, as ever."""
+    if request.path == "/v1" or request.path.startswith(API_PREFIXES):
+        return False
+    accepted = request.accept_mimetypes
+    return accepted.quality("text/html") > accepted.quality("application/json")
+
+
+def not_found_page() -> Response:
+    """The 404 page: what was asked for does not exist here, and the way back."""
+    response = _page("not_found.html", path=request.path)
+    response.status_code = 404
     return response
 
 
@@ -97,6 +125,21 @@ def tournament(tournament_id: str) -> Response:
     except NotFound:
         abort(404)
     return _page("tournament.html", t=document)
+
+
+@pages.get("/rules")
+def rules_index() -> Response:
+    return _page("rules.html", games=rules_titles(), game=None, rules=None)
+
+
+@pages.get("/rules/<game>")
+def rules(game: str) -> Response:
+    """One game's rules; 404 for a game Floe does not host (or one without a document)."""
+    html = rules_html(game) if game in rules_titles() else None
+    if html is None:
+        abort(404)
+    title = rules_titles()[game]
+    return _page("rules.html", games=rules_titles(), game=game, title=title, rules=Markup(html))
 
 
 @pages.get("/web/<name>")

@@ -156,7 +156,10 @@ def hosted(name: str) -> Game[Any]:
     """The game Floe hosts under ``name`` (else 400 ``invalid_body``)."""
     game = GAMES.get(name)
     if game is None:
-        raise InvalidRequest("invalid_body", f"game: no game {name!r}")
+        hosted_here = ", ".join(sorted(GAMES))
+        raise InvalidRequest(
+            "invalid_body", f"Floe hosts no game {name!r}; the games are: {hosted_here}."
+        )
     return game
 
 

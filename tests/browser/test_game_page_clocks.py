@@ -17,7 +17,7 @@ from typing import Any
 
 from playwright.sync_api import Page, Request, expect
 
-from tests.support.browser import PHONE, Contexts, Floe
+from tests.support.browser import PHONE, Contexts, Floe, fits_the_screen
 
 PLAYERS = [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]
 
@@ -49,10 +49,6 @@ def clock_of(page: Page, seat: int) -> Any:
 
 def event_saying(page: Page, words: str) -> Any:
     return page.get_by_test_id("event").filter(has_text=words)
-
-
-def fits_the_screen(page: Page) -> bool:
-    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
 
 
 # ----- the countdown -------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Response, expect
 
-from tests.support.browser import PHONE, Contexts, Floe
+from tests.support.browser import PHONE, Contexts, Floe, fits_the_screen
 from tests.support.tournament_exports import build
 
 ARKTIA_SHORT = {"turn_limit": 3}
@@ -45,10 +45,6 @@ def events_match_version(page: Page) -> None:
             return shown > 0 && listed.length === shown && listed.every((v, i) => v === i + 1);
         }"""
     )
-
-
-def fits_the_screen(page: Page) -> bool:
-    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
 
 
 @pytest.fixture(scope="module")

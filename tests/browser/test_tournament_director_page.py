@@ -16,6 +16,7 @@ expectations, armed before the change it waits for, never a sleep.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -37,6 +38,11 @@ from tests.support.browser import (
 )
 
 NAMES = ["Ada", "Bo", "Cy", "Di"]
+
+
+def compact(value: Any) -> str:
+    """JSON as the page writes it in its attributes (``JSON.stringify``)."""
+    return json.dumps(value, separators=(",", ":"))
 
 
 def test_a_player_follows_their_games_from_the_tournament_page(
@@ -103,6 +109,36 @@ def test_a_player_follows_their_games_from_the_tournament_page(
     phone.goto(f"{floe.url}/tournaments/{tournament_id}#token={tokens[1]}")
     expect(phone.get_by_test_id("my-game")).to_be_visible()
     assert fits_the_screen(phone), "the tournament page is wider than a phone"
+
+
+def test_a_player_on_a_phone_plays_their_game_from_the_tournament_page(
+    floe: Floe, contexts: Contexts
+) -> None:
+    """From the tournament page to a move: the player to act taps "Your game", taps a place
+    on the board, picks the move the board narrowed the list to, and the game moves on."""
+    created = directed_tournament(floe, NAMES)
+    tokens = [p["token"] for p in created["players"]]
+    first = start_round(floe, created["id"])
+    game = first["rounds"][0]["games"][0]
+    view = floe.ok("GET", f"/v1/games/{game['game_id']}")
+    player = game["players"][view["to_act"][0]]
+    legal = floe.ok("GET", f"/v1/games/{game['game_id']}/legal-actions", token=tokens[player])
+    action = legal["actions"][0]
+
+    phone = contexts.page(PHONE)
+    phone.goto(f"{floe.url}/tournaments/{created['id']}#token={tokens[player]}")
+    with phone.expect_navigation(url=re.compile(rf"/games/{game['game_id']}")):
+        phone.get_by_test_id("my-game").click()
+    expect(phone.locator("#you")).to_contain_text(f"You play {NAMES[player]}")
+    expect(phone.get_by_test_id("version")).to_have_text(str(view["version"]))
+    phone.locator(f"#board [data-pick='{compact(action['tile'])}']").first.click()
+    expect(phone.locator("#board")).to_have_attribute("data-picked", "1")
+    listed = phone.locator(f"[data-testid=legal-action][data-action='{compact(action)}']")
+    listed.click()
+    expect(phone.get_by_test_id("version")).to_have_text(str(view["version"] + 1))
+    moved = floe.ok("GET", f"/v1/games/{game['game_id']}/events?after={view['version']}")
+    assert moved["events"][0]["data"]["action"] == action
+    assert fits_the_screen(phone)
 
 
 def test_a_refused_token_is_said_and_forgotten(floe: Floe, contexts: Contexts) -> None:

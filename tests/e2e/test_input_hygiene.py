@@ -100,14 +100,14 @@ def test_misleading_names_are_refused_everywhere_a_name_enters(
     """A game's players, a table's seats, a tournament's players: 400, the field and the
     reason named, nothing written."""
     message = refused(client.post("/v1/games", json=game("Bo", name)), 400, "invalid_body")
-    assert "players.1.name" in message and why in message, message
+    assert "Player 2's name" in message and why in message, message
     body = table({"name": "Bo"}, {"name": name, "bot": "random"}, {"open": True})
     message = refused(client.post("/v1/tables", json=body), 400, "invalid_body")
-    assert "seats.1.name" in message and why in message, message
+    assert "Seat 2's name" in message and why in message, message
     tournament = {"format": "round_robin", **game(name, "Bo")}
     answer = client.post("/v1/tournaments", json=tournament, headers=bearer(ORGANIZER))
     message = refused(answer, 400, "invalid_body")
-    assert "players.0.name" in message and why in message, message
+    assert "Player 1's name" in message and why in message, message
     assert stored(redis_client) == set()
 
 

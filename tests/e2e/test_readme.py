@@ -1,13 +1,18 @@
-"""README.md's curl tour, run as written against a real ``floe run``.
+"""README.md's shell blocks, run as written against a real service they start.
 
-Every ```` ```sh ```` block of the section "A five-minute tour with curl" is pasted, in order,
-into one ``bash`` (``set -euo pipefail``: any failing command fails its block), in a fresh
-directory standing in for the repository root (its ``.venv`` is this interpreter's), with
-``PORT`` set to the port of a ``floe run`` started here on a free port with its own data
-directory. Each block must finish, and say what the README promises it says. Nothing is
-skipped: a block the test has no expectation for fails it, and so does a missing one.
-Waits are on conditions (the health endpoint answering, the blocks running to their end),
-never on a clock.
+Every ```` ```sh ```` block of the README is accounted for. The first (``make run``, ``make
+test``) is the one the reader starts with and is checked for what it says. From the section "A
+five-minute tour with curl" on, the service block (the one that ends in ``make run``) runs in
+a ``bash`` of its own, where ``make run`` stands for ``.venv/bin/floe run`` (what the Makefile's
+target runs once ``.venv`` exists), on a free ``PORT``; then every numbered block, the tour and
+the tables and tournaments after it, is pasted, in order, into one other ``bash`` (``set -euo
+pipefail``: any failing command fails its block). Both run in a fresh directory standing in for
+the repository root (its ``.venv`` is this interpreter's). Neither shell is given
+``FLOE_ORGANIZER_TOKEN``: the service block makes it and the tournament block reads it, as a
+reader's would. Each block must finish, and say what the README promises it says. Nothing is
+skipped: a block the test has no expectation for fails it, and so does a missing one. Waits are
+on conditions (the health endpoint answering, the blocks running to their end), never on a
+clock.
 """
 
 from __future__ import annotations
@@ -51,15 +56,58 @@ PROMISES: dict[int, list[str]] = {
     8: [r"^event: place$", r"^event: game_over$", r"^event: seed_revealed$", r"^over \{'winners'"],
     # verify exits 0 only for ok (set -e checks it); Ann and Bo gave no keys, so it says so.
     9: [r"\bok \(\d+ events; seats 0 and 1 unsigned: their moves rest on the host's word\)$"],
+    # Tables: opened with a seat free, then started by the join that takes it.
+    10: [
+        r'"status": ?"open"',
+        r'"host_token": ?"',
+        r'"seat": ?1, ?"token": ?"',
+        r'"status": ?"started"',
+        r'"game_id": ?"[0-9a-f]{16}"',
+        r"^active \['Ann', 'Bo'\]$",
+    ],
+    # Tournaments: created with the token the service block made, then run to the end.
+    11: [
+        r'"status": ?"running"',
+        r'"seed_commitments": ?\["[0-9a-f]{64}"',
+        r"^the page: http://127\.0\.0\.1:\d+/tournaments/[0-9a-f]{16}$",
+    ],
+    12: [
+        r"^finished$",
+        *(rf"^\d+(-\d+)? {name} \d+(/2)?$" for name in ("Rex", "Ria", "Gus", "Gil")),
+    ],
+    13: [
+        *(
+            rf"^tournament\.jsonl round {r} table {t} \(game [0-9a-f]{{16}}\): ok "
+            for r in (1, 2, 3)
+            for t in (1, 2)
+        ),
+        r"\(tournament [0-9a-f]{16}\): ok \(6 games, 3 of 3 rounds\)$",
+        r"^1 ok, 0 incomplete, 0 failed$",
+    ],
 }
 
 
+def sh_blocks(text: str) -> list[str]:
+    """The ```sh blocks of ``text``, in order."""
+    return re.findall(r"^```sh\n(.*?)^```$", text, flags=re.MULTILINE | re.DOTALL)
+
+
 def tour_blocks(readme: str) -> list[str]:
-    """The ```sh blocks of the tour section, in order."""
-    start = readme.index(TOUR)
-    end = readme.find("\n## ", start + len(TOUR))
-    section = readme[start : end if end >= 0 else len(readme)]
-    return re.findall(r"^```sh\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
+    """The ```sh blocks from the tour on (the tour, tables, tournaments), in order: every
+    block of the README but the first."""
+    return sh_blocks(readme[readme.index(TOUR) :])
+
+
+def starts_the_service(block: str) -> bool:
+    return any(line.split("#")[0].strip().endswith("make run") for line in block.splitlines())
+
+
+def service_and_steps(readme: str) -> tuple[str, list[str]]:
+    """The tour's service block (its first) and its numbered blocks."""
+    service, *steps = tour_blocks(readme)
+    assert starts_the_service(service), f"the tour opens with the service block:\n{service}"
+    assert not any(starts_the_service(step) for step in steps), "one service block"
+    return service, steps
 
 
 def step_number(block: str) -> int:
@@ -112,25 +160,43 @@ def wait_healthy(base: str, process: subprocess.Popen[bytes]) -> None:
     raise AssertionError("floe run did not become healthy")
 
 
-def run_tour(readme: str, workdir: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
-    """Start ``floe run`` on a free port, run the tour's blocks against it, stop it."""
-    blocks = tour_blocks(readme)
-    data_dir, home = workdir / "floe-data", workdir / "repo"
-    data_dir.mkdir()
-    home.mkdir()
-    (home / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
-    port = free_tcp_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "FLOE_ORGANIZER_TOKEN")}
-    env["PORT"] = str(port)
-    log_path = data_dir / "floe-run.log"
-    with log_path.open("ab") as log:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "run", "--data-dir", str(data_dir)],
-            cwd=ROOT,
+#: ``make run`` in the service block, as the Makefile runs it once ``.venv`` is installed;
+#: any other ``make`` is refused (the test installs nothing).
+MAKE_RUN = """make() {
+  if [ "$*" != run ]; then echo "the README test stands in for make run only, not: make $*" >&2; return 2; fi
+  exec .venv/bin/floe run
+}
+"""
+
+
+def start_service(block: str, home: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """The service block in a bash of its own at ``home``; its output goes to a log there."""
+    script = home.parent / "service.sh"
+    script.write_text(f"set -euo pipefail\n{MAKE_RUN}{block}", encoding="utf-8")
+    with (home.parent / "floe-run.log").open("ab") as log:
+        return subprocess.Popen(
+            ["bash", str(script)],
+            cwd=home,
             env=env,
+            stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
+
+
+def run_tour(readme: str, workdir: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+    """Start the service as its block says, on a free port; run the numbered blocks against
+    it; stop it (Ctrl-C's signal)."""
+    service, blocks = service_and_steps(readme)
+    home = workdir / "repo"
+    home.mkdir()
+    (home / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    port = free_tcp_port()
+    unset = ("REDIS_URL", "FLOE_ORGANIZER_TOKEN", "FLOE_DATA_DIR")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    env["PORT"] = str(port)
+    log_path = workdir / "floe-run.log"
+    server = start_service(service, home, env)
     try:
         wait_healthy(f"http://127.0.0.1:{port}", server)
         tour = subprocess.Popen(
@@ -165,6 +231,17 @@ def test_readme_starts_with_make_run_and_make_test() -> None:
     assert commands == ["make run", "make test"]
 
 
+def test_every_shell_block_of_the_readme_is_checked_or_run() -> None:
+    """No block escapes: the first is checked above; every other is the tour's (run below)."""
+    text = README.read_text(encoding="utf-8")
+    first, *others = sh_blocks(text)
+    assert "make run" in first, "the first block is the one checked above"
+    assert others == tour_blocks(text), "a shell block between the first and the tour"
+    service, steps = service_and_steps(text)
+    assert "FLOE_ORGANIZER_TOKEN=" in service, "the service block starts the organizer's service"
+    assert [step_number(step) for step in steps] == list(range(len(steps)))
+
+
 def test_readme_names_no_outside_files_and_no_fixed_port() -> None:
     text = README.read_text(encoding="utf-8")
     # The product team's spec folder sits beside a checkout, never in a clone.
@@ -178,7 +255,7 @@ def test_readme_names_no_outside_files_and_no_fixed_port() -> None:
 
 
 @pytest.mark.processes
-def test_the_curl_tour_runs_as_written_against_floe_run(tmp_path: Path) -> None:
+def test_the_readme_blocks_run_as_written_against_floe_run(tmp_path: Path) -> None:
     blocks, done = run_tour(README.read_text(encoding="utf-8"), tmp_path)
     transcript = done.stdout
     steps = [step_number(block) for block in blocks]
@@ -196,3 +273,6 @@ def test_the_curl_tour_runs_as_written_against_floe_run(tmp_path: Path) -> None:
     assert "PORT=${PORT:-8000}" in blocks[0], "the port is chosen once, from PORT"
     assert all("--max-time" in b for b in blocks if "/events/stream" in b), "SSE is bounded"
     assert (tmp_path / "repo" / "game.jsonl").stat().st_size > 0
+    assert (tmp_path / "repo" / "tournament.jsonl").stat().st_size > 0
+    token = (tmp_path / "repo" / ".floe-data" / "organizer-token").stat()
+    assert token.st_mode & 0o077 == 0, "the organizer token is readable by its owner only"

@@ -18,8 +18,8 @@ from domain.pictures.words import visible_len
 from tests.support.scenes import CODE, NAMES, REPR, bracket, pairs, reference, references
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-#: A Coast Guard card's kind shown without its id (``P5 R3``): ids must come first.
-BARE_KIND = re.compile(r"(?<!\()\b(?:P(?:5|7|10)|R3|B1|AB2)\b(?!\))")
+#: A Coast Guard card's kind as a bare code (``P5 R3``): cards read as words (``Power 5 (c01)``).
+BARE_KIND = re.compile(r"\b(?:P(?:5|7|10)|R3|B1|AB2)\b")
 CARD_ID = re.compile(r"\bc\d\d\b")
 
 

@@ -32,6 +32,18 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
 
+#: Each game as the page tests and the screenshots set it up: its people (names only; a test
+#: may make them bots) and options (Ice Breakers' introductory game, its first for most people).
+SETUPS: dict[str, dict[str, Any]] = {
+    "iceberg": {"players": [{"name": "Ann"}, {"name": "Ben"}]},
+    "arktia": {"players": [{"name": "Ann"}, {"name": "Ben"}]},
+    "ice-breakers": {
+        "players": [{"name": "Ann"}, {"name": "Ben"}, {"name": "Cat"}],
+        "options": {"intro": True},
+    },
+}
+
+
 #: How long a Playwright expectation waits for the page to show what it expects (it returns
 #: as soon as the page does): generous for Chromium beside the tests on a busy machine.
 EXPECT_MS = int(PROMPTLY * 1000)
@@ -158,6 +170,33 @@ def drawn_alike(still: Page, live: Page, parts: Iterable[str]) -> None:
 
 def fits_the_screen(page: Page) -> bool:
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
+
+
+#: The elements sticking out past the window's right edge, outermost first: where to look
+#: when the document is too wide (an element inside a box that scrolls is not counted).
+STICKING_OUT = """() => {
+    const width = window.innerWidth;
+    const scrolls = (el) => ["auto", "scroll", "hidden"].includes(getComputedStyle(el).overflowX);
+    const out = [];
+    for (const el of document.body.querySelectorAll("*")) {
+        const box = el.getBoundingClientRect();
+        if (box.right <= width + 1 || box.width === 0) continue;
+        let up = el.parentElement, inside = false;
+        while (up && up !== document.body) { if (scrolls(up)) { inside = true; break; } up = up.parentElement; }
+        if (inside) continue;
+        const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
+            + (el.className && typeof el.className === "string" ? "." + el.className.trim().replace(/\\s+/g, ".") : "");
+        out.push(`${name} (right edge at ${Math.round(box.right)} px)`);
+        if (out.length === 6) break;
+    }
+    return out;
+}"""
+
+
+def sticking_out(page: Page) -> list[str]:
+    """What makes a page wider than its screen, for a failing test's message."""
+    found: list[str] = page.evaluate(STICKING_OUT)
+    return found
 
 
 def create_tournament(

@@ -1,4 +1,4 @@
-"""The dependency locks against ``pyproject.toml`` (see README.md, "Dependencies").
+"""The dependency locks against ``pyproject.toml`` (each dependency says there what it is for).
 
 - ``requirements/run.txt`` (what ``make run`` installs) holds every runtime dependency and no
   development tool; ``requirements/dev.txt`` (what ``make test`` installs) holds every

@@ -6,6 +6,10 @@ for neutral); the hex's thick outline is the controller's colour. Every hex carr
 ``q,r`` (actions name it ``[q, r]``); the hexes the last move names are outlined in ``MARK``.
 Under the board: the outcome, the last move, each seat by name, and a key to the sizes.
 
+Places a person may tap carry ``data-pick`` (``draw.pick``): every hex and hole, and every
+stack, its ``[q, r]``; every size in the key ``{"size": "T"}`` (to pick among a hex's
+placements).
+
 Drawn from the scene only (the view, never the board), so it shows nothing the viewer may
 not see; the bundle exports it as ``GAME.svg``.
 """
@@ -63,6 +67,7 @@ def _stack(cx: float, cy: float, stack: Mapping[str, Any], scene: Scene) -> str:
         "stack",
         [draw.el("title", {}, escape(tip)), *(_piece(cx, cy, p) for p in order)],
         data_form=stack["form"],
+        **draw.pick([int(stack["tile"][0]), int(stack["tile"][1])]),
     )
 
 
@@ -119,7 +124,10 @@ def _size_key(top: float) -> tuple[list[str], float]:
         else:
             look = {"fill": "#555555"}
         shape = draw.circle(cx, cy, radius, class_="size-key", **look)
-        out += [shape, draw.text(x + 30, top, f"{size} {words}", font_size=13)]
+        # a tap on a size picks it among a hex's placements ({"size": "T"} names them)
+        hit = draw.rect(x - 2, top - 18, 190, 24, fill="#ffffff", fill_opacity=0)
+        label = draw.text(x + 30, top, f"{size} {words}", font_size=13)
+        out.append(draw.group("size-pick", [hit, shape, label], **draw.pick({"size": size})))
     y = top + 24
     notes = (
         "grey: neutral · hex outline: who controls it · dashed: melted · q,r: the hex"
@@ -172,6 +180,7 @@ def render(scene: Scene) -> str:
                     "fill": "none",
                     "stroke": "#c8d6e0",
                     "stroke_dasharray": "4 3",
+                    **draw.pick([q, r]),
                 },
             )
         )
@@ -183,6 +192,7 @@ def render(scene: Scene) -> str:
             "fill": "#e6f4fb",
             "stroke": "#9cc3d8",
             "stroke_width": 1.5,
+            **draw.pick([q, r]),
         }
         if owner is not None:
             attrs.update(

@@ -3,8 +3,8 @@
 Each cell is four characters: `` 3 `` ice of value 3, ``~3~`` open water (the number the
 Ice Report re-freezes), ``####`` land, ``H7`` the harbor of destination 7, ``S5`` ship 5
 (``S5!`` pinned; ``5+9`` two ships on one cell). Columns are ``x`` and rows ``y``, so a cell
-reads ``[x, y]`` as actions name it. Cards read as actions and events name them, by id, with
-their kind: ``c12 (P7)``. Seats are named; the last move and the outcome are said in words;
+reads ``[x, y]`` as actions name it. Cards read as words, then the id actions and events
+name them by: ``Power 7 (c12)``. Seats are named; the last move and the outcome are said in words;
 every line fits 80 columns.
 
 Drawn from the scene only (the view, never the board), for ``floe replay show`` and
@@ -40,7 +40,8 @@ PHASES = {
     "play": "play",
     "over": "game over",
 }
-KINDS = {"R3": "Retrofit R3", "B1": "Bubbler B1", "AB2": "Auto-Ballast AB2"}
+#: A card kind in words people read (a Power card adds its value: ``Power 7``).
+KINDS = {"R3": "Retrofit +3", "B1": "Bubbler +1", "AB2": "Auto-Ballast"}
 
 
 def _navigable(x: int, y: int) -> bool:
@@ -48,13 +49,16 @@ def _navigable(x: int, y: int) -> bool:
 
 
 def kind(c: Mapping[str, Any]) -> str:
-    """A Coast Guard card's kind in a few characters: ``P7``, ``R3``, ``B1``, ``AB2``."""
-    return f"P{c['value']}" if c["kind"] == "power" else str(c["kind"])
+    """What a Coast Guard card is, in words: ``Power 7``, ``Retrofit +3``, ``Bubbler +1``,
+    ``Auto-Ballast``."""
+    if c["kind"] == "power":
+        return f"Power {c['value']}"
+    return KINDS.get(str(c["kind"]), str(c["kind"]))
 
 
 def card(c: Mapping[str, Any]) -> str:
-    """A card as actions and events name it, with its kind: ``c12 (P7)``."""
-    return f"{c['id']} ({kind(c)})" if "id" in c else kind(c)
+    """A card in words, then the id actions and events name it by: ``Power 7 (c12)``."""
+    return f"{kind(c)} ({c['id']})" if "id" in c else kind(c)
 
 
 def cards(items: Iterable[Mapping[str, Any]]) -> str:
@@ -62,7 +66,7 @@ def cards(items: Iterable[Mapping[str, Any]]) -> str:
 
 
 def card_id(value: object) -> str:
-    """A card id from an action (``"c12"``) with its kind when it is a known card."""
+    """A card id from an action (``"c12"``) in words when it is a known card."""
     return card(card_json(str(value))) if value in CARD_SET else str(value)
 
 
@@ -77,7 +81,7 @@ def describe(scene: Scene, action: Mapping[str, Any]) -> str | None:
     a type it has no words for: ``move_line`` says its type)."""
     t = action.get("type")
     if t == "play_power":
-        return f"play Power card {card_id(action.get('card'))}"
+        return f"play {card_id(action.get('card'))}"
     if t == "boost":
         return f"boost with {card_id(action.get('card'))}"
     if t == "cash_ab2":

@@ -7,6 +7,10 @@ carry both coordinates actions use: tiles (bold, 0-4) and squares (small, 0-9); 
 and tiles the last move names are outlined in ``MARK``. Under the board: the outcome, the last
 move, the choice owed, and each seat by name with its coin colour.
 
+Places a person may tap carry ``data-pick`` (``draw.pick``): every square of a face-down
+tile ``{"square": [sx, sy]}``, every tile ``{"tile": [tx, ty]}``, and every coin the place it
+stands on, so a coin never hides what is under it. ``roll`` names no place.
+
 Drawn from the scene only (the view, never the board), so it shows nothing the viewer may
 not see; the bundle exports it as ``GAME.svg``.
 """
@@ -71,12 +75,19 @@ def _face_down(tx: int, ty: int, highlight: bool) -> str:
             rx=3,
             fill="#eef5f9",
             stroke="#b9cfdc",
+            **draw.pick({"square": [2 * tx + dx, 2 * ty + dy]}),
         )
         for dy in (0, 1)
         for dx in (0, 1)
     ]
     frame = _frame(x, y, "#d9e8f0", "#8fb3c7", 1.5, highlight)
-    return draw.group("tile face-down", [frame, *squares], data_tile=f"{tx},{ty}")
+    return draw.group(
+        "tile face-down", [frame, *squares], data_tile=f"{tx},{ty}", **_tile_pick(tx, ty)
+    )
+
+
+def _tile_pick(tx: int, ty: int) -> dict[str, str]:
+    return draw.pick({"tile": [tx, ty]})
 
 
 def _face_up(tile: Mapping[str, Any], highlight: bool) -> str:
@@ -107,13 +118,24 @@ def _face_up(tile: Mapping[str, Any], highlight: bool) -> str:
             fill=colour,
         ),
     ]
-    return draw.group("tile face-up", parts, data_tile=f"{tx},{ty}")
+    return draw.group("tile face-up", parts, data_tile=f"{tx},{ty}", **_tile_pick(tx, ty))
 
 
-def _coin(cx: float, cy: float, seat: Any, radius: float) -> str:
+def _coin(cx: float, cy: float, seat: Any, radius: float, place: object = None) -> str:
+    """A coin in ``seat``'s colour; on the board it carries the ``place`` it stands on, so a
+    tap on it finds that place (the panel's swatches carry none)."""
     fill = draw.seat_colour(seat)
+    marks = {} if place is None else draw.pick(place)
     return draw.circle(
-        cx, cy, radius, class_="coin", fill=fill, stroke="#ffffff", stroke_width=2, data_seat=seat
+        cx,
+        cy,
+        radius,
+        class_="coin",
+        fill=fill,
+        stroke="#ffffff",
+        stroke_width=2,
+        data_seat=seat,
+        **marks,
     )
 
 
@@ -125,7 +147,8 @@ def _coins(state: Mapping[str, Any]) -> list[str]:
         pos = coin["position"]
         if "square" in pos:
             sx, sy = pos["square"]
-            out.append(_coin(ox + (sx + 0.5) * CELL, oy + (sy + 0.5) * CELL, coin["seat"], 13))
+            cx, cy = ox + (sx + 0.5) * CELL, oy + (sy + 0.5) * CELL
+            out.append(_coin(cx, cy, coin["seat"], 13, {"square": [sx, sy]}))
         else:
             on_tile.setdefault((int(pos["tile"][0]), int(pos["tile"][1])), []).append(coin["seat"])
     for (tx, ty), seats in sorted(on_tile.items()):
@@ -133,7 +156,7 @@ def _coins(state: Mapping[str, Any]) -> list[str]:
             col, row = i % 4, i // 4
             cx = ox + tx * TILE + 17 + col * 18
             cy = oy + ty * TILE + TILE - 14 - row * 16
-            out.append(_coin(cx, cy, seat, 8))
+            out.append(_coin(cx, cy, seat, 8, {"tile": [tx, ty]}))
     return out
 
 

@@ -28,6 +28,7 @@ from domain.engine.signing import is_public_key
 from domain.engine.status import GameStatus
 from domain.games import GAMES
 from service.api.schemas.names import MAX_NAME, NAME_PATTERN, NAME_RULES, display_name
+from service.api.schemas.words import describe
 from service.archive.protocol import check_time
 from service.errors import InvalidRequest
 from service.games.search import Filters
@@ -590,7 +591,7 @@ def load(schema: Schema, body: Any) -> dict[str, Any]:
     try:
         loaded: dict[str, Any] = schema.load(body)
     except ValidationError as error:
-        raise InvalidRequest("invalid_body", _describe(error.messages)) from error
+        raise InvalidRequest("invalid_body", describe(error.messages, schema)) from error
     return loaded
 
 
@@ -604,18 +605,9 @@ def load_query(schema: Schema, args: Mapping[str, list[str]], **parsed: Any) -> 
     try:
         loaded: dict[str, Any] = schema.load({**{k: v[0] for k, v in args.items()}, **parsed})
     except ValidationError as error:
-        raise InvalidRequest("invalid_query", _describe(error.messages)) from error
+        message = describe(error.messages, schema, query=True)
+        raise InvalidRequest("invalid_query", message) from error
     return loaded
-
-
-def _describe(messages: Any, prefix: str = "") -> str:
-    """Flatten marshmallow's nested messages into one readable line."""
-    if isinstance(messages, Mapping):
-        parts = [_describe(v, f"{prefix}{k}.") for k, v in messages.items()]
-        return "; ".join(parts)
-    if isinstance(messages, list):
-        return f"{prefix.rstrip('.')}: " + " ".join(str(m) for m in messages)
-    return f"{prefix.rstrip('.')}: {messages}"
 
 
 _POST_ACTION_FIELDS = frozenset(PostActionSchema().fields) - {"signature"}

@@ -13,6 +13,7 @@ from typing import Any
 
 from marshmallow import ValidationError
 
+from service.api.schemas.words import describe
 from service.errors import InvalidRequest
 from service.tables.store import name_key
 
@@ -115,4 +116,4 @@ def check_entered_name(decision: Any) -> None:
     try:
         display_name(name)
     except ValidationError as error:
-        raise InvalidRequest("invalid_field", f"name: {error.messages[0]}") from None
+        raise InvalidRequest("invalid_field", describe({"name": error.messages})) from None

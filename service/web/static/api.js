@@ -23,7 +23,11 @@ export const GAMES = {
 };
 export const BOTS = ["random", "greedy", "mcts"];
 
-/** An API error as the words a person reads: the server's message and its code. */
+/**
+ * An API error. `words` is what a person reads: the server's message as a sentence (the API
+ * writes its refusals for people). The status and stable code are for programs and bug
+ * reports: `reference` gives them, for a tooltip (a `title`) rather than the sentence.
+ */
 export class ApiError extends Error {
   constructor(status, code, message) {
     super(message);
@@ -31,7 +35,12 @@ export class ApiError extends Error {
     this.code = code;
   }
   get words() {
-    return `${this.message} (${this.status} ${this.code})`;
+    const text = String(this.message || "").trim() || "Refused";
+    const sentence = text[0].toUpperCase() + text.slice(1);
+    return /[.!?)]$/.test(sentence) ? sentence : `${sentence}.`;
+  }
+  get reference() {
+    return `HTTP ${this.status} · ${this.code}`;
   }
 }
 
@@ -176,12 +185,21 @@ export function seatName(seats, seat) {
   return info ? `${info.name} (seat ${seat}${info.bot ? `, ${info.bot} bot` : ""})` : `seat ${seat}`;
 }
 
-/** A value in an action or event, compactly: [1, 2] as 1,2; objects as key value. */
+const LONG_LIST = 8; // a list longer than this (a 36-card shuffle) shows its first few items
+const SHOWN_ITEMS = 5;
+
+/**
+ * A value in an action or event, compactly: [1, 2] as 1,2; objects as key value; a long
+ * list as its first few items and its length ("c07,c12,c01,c30,c22 … (36)").
+ */
 export function compact(value) {
   if (Array.isArray(value)) {
-    return value.every((v) => typeof v !== "object" || v === null)
-      ? value.join(",")
-      : `[${value.map(compact).join("; ")}]`;
+    const long = value.length > LONG_LIST;
+    const shown = long ? value.slice(0, SHOWN_ITEMS) : value;
+    const more = long ? ` … (${value.length})` : "";
+    return shown.every((v) => typeof v !== "object" || v === null)
+      ? `${shown.join(",")}${more}`
+      : `[${shown.map(compact).join("; ")}${more}]`;
   }
   if (value && typeof value === "object") {
     return Object.entries(value).map(([k, v]) => `${k} ${compact(v)}`).join(" ");

@@ -1,5 +1,6 @@
-// One game, live. A browser holding a seat's token for this game plays it from here (and may
-// resign it). A game played against a clock shows each seat's clock, ticking for a seat to act.
+// One game, live. A browser holding a seat's token for this game plays it from here, by
+// tapping the board or from the list of its legal actions (and may resign it). A game played
+// against a clock shows each seat's clock, ticking for a seat to act.
 // A seat with a public key signs every action with the key this browser keeps for it (or, if
 // the browser has none, says so and posts nothing); every receipt the service sends is kept.
 import {
@@ -7,10 +8,13 @@ import {
   describeEvent, gameTitle, h, outcomeWords, saveFile, seatName, showSvg, statusWords,
   storeToken, storedToken, tokenForGame,
 } from "./api.js";
-import { cellAt, clickable, names } from "./board.js";
+import {
+  boardZoom, highlight, marks, namesSpot, placeWords, spotAt,
+} from "./board.js";
 import { actionMessage, heldKey, importKey, keyFile, signWith } from "./keys.js";
 import { keepReceipts, keptReceipts, receiptLines } from "./receipts.js";
 import { follow } from "./stream.js";
+import { PACES, isLive, nextStep, rememberPace, rememberedPace, startVersion } from "./pace.js";
 
 const $ = (id) => document.getElementById(id);
 const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
@@ -24,7 +28,8 @@ let view = null;
 let seats = [];
 let shownEvents = 0; // the last version listed in the events
 let legal = null; // {version, actions}
-let tile = null; // the cell picked on the board, or null
+let picked = []; // the spots tapped on the board so far (each a list of places), or none
+let zoom = null; // the board's zoom control (board.js)
 let posting = false;
 let stop = null;
 const departures = new Map(); // seat -> how it left ("resigned", "timed out", "forfeited"), from the events
@@ -37,6 +42,7 @@ let streamed = 0; // the last version the stream brought
 function say(text, kind = "") {
   $("message").className = kind;
   $("message").textContent = text;
+  $("message").title = "";
 }
 
 // ----- loading: one refresh at a time; a refresh asked for meanwhile runs right after -----
@@ -55,12 +61,108 @@ function refresh() {
       try {
         await load();
       } catch (error) {
+        if (error instanceof ApiError && error.status === 404 && !view) {
+          gone();
+          break;
+        }
         say(error instanceof ApiError ? error.words : String(error), "error");
+        $("message").title = error instanceof ApiError ? error.reference : "";
       }
     } while (again);
     running = null;
   })();
   return running;
+}
+
+// ----- pace: a spectator may follow a fast game (bots') one version at a time (pace.js) -----
+// Only the drawing is paced: the page reads the game as it was at the version it has reached.
+
+let pace = null; // a pace id from pace.js, chosen at the first load; a seat's page is live
+let drawn = null; // paced: the version the schedule has reached; null: draw the latest
+let latest = 0; // the game's latest version known (read, or brought by the stream)
+let gameOver = false; // the game itself is over (what is drawn may be older)
+let lastStep = 0; // when the schedule last moved on (performance.now())
+let stepTimer = null;
+let onScreen = null; // the version drawn on the page now
+
+function pacedNow() {
+  return !token && pace !== null && !isLive(pace);
+}
+
+/** The version to draw, paced: where the schedule is (first: `#v=N`, else the latest). */
+function pacedVersion(now) {
+  if (drawn === null) {
+    drawn = startVersion(location.hash, now);
+    lastStep = performance.now(); // the next version comes one pace after this one
+  }
+  drawn = Math.min(drawn, now);
+  return drawn;
+}
+
+/**
+ * Whether a load reading version `at` was overtaken by a change of pace while it read (paused,
+ * say): it then draws nothing, and the page is read again at the version now due.
+ */
+function stale(at) {
+  if (!pacedNow() || at === drawn) return false;
+  again = true;
+  return true;
+}
+
+/** Set a timer for the next version to draw, if there is one and none is set. */
+function schedule() {
+  if (stepTimer !== null || !pacedNow() || drawn === null) return;
+  const next = nextStep({ shown: drawn, latest, pace, lastStep, now: performance.now() });
+  if (!next) return;
+  stepTimer = setTimeout(() => {
+    stepTimer = null;
+    drawn = next.version;
+    refresh(); // the pace counts from when this version is drawn (load sets lastStep)
+  }, Math.max(0, next.at - performance.now()));
+}
+
+/** Choose a pace (`remember`: for this kind of game, in this browser). */
+function setPace(id, remember) {
+  if (remember) rememberPace(seats, id);
+  pace = id;
+  clearTimeout(stepTimer);
+  stepTimer = null;
+  if (isLive(id)) {
+    drawn = null;
+    refresh();
+    return;
+  }
+  // Paced from the version on the screen: a version being read for the old pace is dropped.
+  if (onScreen !== null) drawn = onScreen;
+  lastStep = performance.now();
+  renderPace();
+  schedule();
+}
+
+function renderPace() {
+  const box = $("pace-box");
+  box.hidden = Boolean(token) || !view;
+  if (box.hidden) return;
+  const select = $("pace");
+  if (!select.options.length) {
+    select.replaceChildren(...PACES.map(({ id, words }) => h("option", { value: id }, words)));
+  }
+  select.value = pace;
+  const behind = latest - view.version;
+  box.dataset.latest = String(latest);
+  $("catch-up").disabled = behind <= 0;
+  $("pace-note").textContent = behind > 0
+    ? `Showing version ${view.version}; the game is at ${latest}${gameOver ? " (over)" : ""}.`
+    : isLive(pace) ? "Every move as it is made." : "Caught up: new moves come at this pace.";
+}
+
+/** The API knows no game by this id: say so, with the way back, and stop following. */
+function gone() {
+  if (stop) stop();
+  stop = null;
+  $("message").className = "error";
+  $("message").dataset.testid = "not-found";
+  $("message").replaceChildren(`No game ${gameId} here. `, h("a", { href: "/" }, "Back to the lobby"));
 }
 
 async function load() {
@@ -76,13 +178,21 @@ async function load() {
       throw error;
     }
   }
-  view = current;
   seats = current.seats;
+  latest = Math.max(latest, current.version);
+  gameOver = current.status === "over";
+  if (pace === null) pace = token ? "live" : rememberedPace(seats);
+  // Paced, the page draws the game as it was at the version the schedule has reached.
+  const at = pacedNow() ? pacedVersion(current.version) : current.version;
+  const atVersion = at === current.version ? current : await api(`${base}/state?version=${at}`, { token });
+  if (stale(at)) return;
+  view = atVersion;
   const mine = seated() ? seats.find((s) => s.seat === current.viewer) : null;
   seatKey = (mine && mine.public_key) || null;
   signer = heldKey(seatKey);
-  await loadEvents();
-  const svg = await api(`${base}/board.svg?version=${current.version}`, { token });
+  await loadEvents(view.version);
+  const svg = await api(`${base}/board.svg?version=${view.version}`, { token });
+  if (stale(at)) return;
   showBoard(svg);
   if (token && current.viewer !== null && current.status !== "over") {
     legal = await api(`${base}/legal-actions`, { token });
@@ -91,6 +201,10 @@ async function load() {
     legal = null;
   }
   render();
+  onScreen = view.version;
+  if (pacedNow()) lastStep = performance.now(); // drawn now: the next one a pace from here
+  renderPace();
+  schedule();
   // The stream ends by itself after the last event; stopping it sooner would lose receipts.
   if (current.status === "over" && stop && streamed >= current.version) {
     stop();
@@ -98,9 +212,11 @@ async function load() {
   }
 }
 
-async function loadEvents() {
-  for (;;) {
-    const page = await api(`${base}/events?after=${shownEvents}&limit=${EVENTS_PAGE}`, { token });
+/** List the events after those listed, up to version `upTo` (the version drawn). */
+async function loadEvents(upTo) {
+  while (shownEvents < upTo) {
+    const limit = Math.min(EVENTS_PAGE, upTo - shownEvents);
+    const page = await api(`${base}/events?after=${shownEvents}&limit=${limit}`, { token });
     const list = $("events");
     for (const event of page.events) {
       const gone = departureOf(event);
@@ -113,8 +229,8 @@ async function loadEvents() {
       shownEvents = event.version;
     }
     keep(page.events.map((event) => event.receipt)); // the events read carry theirs too
-    if (page.events.length) list.lastElementChild.scrollIntoView({ block: "nearest" });
-    if (page.events.length < EVENTS_PAGE) return;
+    if (page.events.length) list.scrollTop = list.scrollHeight; // the list's own box, never the page
+    if (page.events.length < limit) return;
   }
 }
 
@@ -136,22 +252,98 @@ function dropToken() {
 
 // ----- drawing -----
 
+let boardText = null; // the picture drawn now, as the API sent it
+
+/**
+ * Draw the board, unless the picture is the one drawn already: a refresh that changes nothing
+ * keeps the board as it is (what is selected, and where a person panned to), and a new picture
+ * keeps the pan too.
+ */
 function showBoard(text) {
-  const board = $("board");
-  const svg = showSvg(board, text);
-  const canPick = Boolean(svg && legal !== null && clickable(svg));
-  board.classList.toggle("clickable", canPick);
-  if (svg) svg.addEventListener("click", (event) => pickCell(svg, event));
+  const box = $("board");
+  if (text === boardText && box.querySelector("svg")) return;
+  const [left, top] = [box.scrollLeft, box.scrollTop];
+  const svg = showSvg(box, text);
+  boardText = svg ? text : null;
+  if (!svg) return;
+  zoom.apply();
+  [box.scrollLeft, box.scrollTop] = [left, top];
+  svg.addEventListener("click", (event) => tapBoard(svg, event));
 }
 
-function pickCell(svg, event) {
-  if (!legal || !legal.actions.length) return;
-  const xy = cellAt(svg, event);
-  if (!xy) return;
-  tile = xy;
+// ----- tapping the board (the rule is at the top of board.js) -----
+
+/** The legal actions naming every spot tapped so far (all of them with none tapped). */
+function narrowed(spots = picked) {
+  if (!legal) return [];
+  return legal.actions.filter((action) => spots.every((spot) => namesSpot(action, spot)));
+}
+
+function tapBoard(svg, event) {
+  if (!legal || posting || keyMissing()) return;
+  const spot = spotAt(svg, event);
+  if (!spot.length) return;
+  if (!legal.actions.length) {
+    $("board-note").textContent = "No move is open to you now.";
+    return;
+  }
+  let matching = narrowed([...picked, spot]);
+  if (!matching.length && picked.length) {
+    picked = []; // nothing names both: start over from this spot
+    matching = narrowed([spot]);
+  }
+  if (!matching.length) {
+    $("board-note").textContent = `Nothing can be done at ${placeWords(spot[0].place)} now.`;
+    return;
+  }
+  if (matching.length === 1) {
+    picked = [];
+    post(matching[0], legal.version);
+    return;
+  }
+  picked = [...picked, spot];
   renderActions();
-  const first = $("actions").querySelector("button");
-  if (first) first.focus();
+  drawHighlights();
+}
+
+function dropSelection() {
+  picked = [];
+  if (legal) renderActions();
+  drawHighlights();
+}
+
+/** Words for the selection: "Ship 7 selected: 3 actions". */
+function selectionWords(count) {
+  const names = picked.map((spot) => spot.map(({ place }) => placeWords(place)).join(" / "));
+  return `${names.join(", then ")} selected: ${count} action${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * Outline the board: the tapped places, and every other place the remaining actions name;
+ * with nothing tapped on the seat's turn, lightly every place some legal action names.
+ */
+function drawHighlights() {
+  const svg = $("board").querySelector("svg");
+  if (!svg) return;
+  $("board").dataset.picked = String(picked.length);
+  const all = marks(svg);
+  const canTap = Boolean(legal && legal.actions.length && !keyMissing()) && all.length > 0;
+  $("board").classList.toggle("clickable", canTap);
+  if (!canTap) {
+    highlight(svg, {});
+    return;
+  }
+  const chosen = new Set(picked.flat().map(({ text }) => text));
+  const actions = narrowed();
+  const named = all.filter((mark) => !chosen.has(mark.text) && actions.some((a) => namesSpot(a, [mark])));
+  if (!picked.length) {
+    highlight(svg, { hint: named.map((mark) => mark.element) });
+    return;
+  }
+  highlight(svg, {
+    picked: all.filter((mark) => chosen.has(mark.text)).map((mark) => mark.element),
+    target: named.map((mark) => mark.element),
+  });
 }
 
 function render() {
@@ -167,10 +359,15 @@ function render() {
     ? "You are watching."
     : `You play ${seatName(seats, view.viewer)}${hasLeft(view.viewer) ? ` (${leftHow(view.viewer)})` : ""}.`;
   $("outcome").textContent = view.outcome ? `Game over · ${outcomeWords(view.outcome, seats)}` : "";
+  $("rules-link").href = `/rules/${encodeURIComponent(view.game)}`;
+  $("rules-link").textContent = `Rules of ${gameTitle(view.game)}`;
+  $("rules-link").hidden = false;
   const playing = legal !== null;
+  if (picked.length && !narrowed().length) picked = []; // the game moved: the selection is gone
   $("play").hidden = !playing;
-  $("board-hint").hidden = !(playing && $("board").classList.contains("clickable"));
   if (playing) renderActions();
+  drawHighlights();
+  $("board-hint").hidden = !(playing && $("board").classList.contains("clickable"));
   renderResign();
   renderSigning();
   renderReceipts();
@@ -245,13 +442,19 @@ function downloadReceipts() {
   saveFile(`floe-receipts-${gameId}.jsonl`, receiptLines(gameId), "application/x-ndjson");
 }
 
-/** A streamed event: keep its receipt, then read the game again. */
+/** A streamed event: keep its receipt, then read the game again (paced: in its turn). */
 function streamedEvent(message) {
   if (message.id !== null && /^\d+$/.test(message.id)) streamed = Math.max(streamed, Number(message.id));
   try {
     keep(JSON.parse(message.data).receipt);
   } catch (_) { /* not JSON: nothing to keep */ }
-  refresh();
+  latest = Math.max(latest, streamed);
+  if (!pacedNow()) {
+    refresh();
+    return;
+  }
+  renderPace(); // paced: the schedule draws it in its turn
+  schedule();
 }
 
 function hasLeft(seat) {
@@ -342,11 +545,13 @@ function renderActions() {
   box.dataset.version = String(legal.version);
   const mine = view.to_act.includes(view.viewer);
   const filter = $("action-filter").value.trim().toLowerCase();
-  let actions = legal.actions;
-  if (tile) actions = actions.filter((a) => names(a, tile));
+  let actions = narrowed();
+  const selected = actions.length;
   if (filter) actions = actions.filter((a) => `${describeAction(a)} ${JSON.stringify(a)}`.toLowerCase().includes(filter));
-  $("tile-choice").hidden = !tile;
-  $("tile-words").textContent = tile ? `Actions naming ${tile.join(",")}: ${actions.length}` : "";
+  $("tile-choice").hidden = !picked.length;
+  $("tile-words").textContent = picked.length ? selectionWords(selected) : "";
+  // Under the board, so the board never moves between two taps.
+  $("board-note").textContent = picked.length ? `${selectionWords(selected)}: tap where to go, or choose from the list.` : "";
   if (keyMissing()) {
     box.replaceChildren(h("p", { class: "error", dataset: { testid: "no-key" } }, "This seat signs its moves with a key this browser does not hold, so nothing is sent from here: import the key under “Keys and receipts”."));
     return;
@@ -412,7 +617,7 @@ async function post(action, version) {
     const answer = await api(`${base}/actions?wait=${WAIT_SECONDS}`, { method: "POST", token, json: body });
     keep(answer && answer.receipts);
     say("");
-    tile = null;
+    picked = [];
   } catch (error) {
     if (error instanceof ApiError && error.status === 409) {
       say(resigning
@@ -438,10 +643,12 @@ async function start() {
   }
   $("replay-link").href = `/games/${encodeURIComponent(gameId)}/replay`;
   $("action-filter").addEventListener("input", () => legal && renderActions());
-  $("clear-tile").addEventListener("click", () => {
-    tile = null;
-    renderActions();
+  $("clear-tile").addEventListener("click", dropSelection);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && picked.length) dropSelection();
   });
+  zoom = boardZoom($("board"), $("board-zoom"));
+  window.addEventListener("resize", () => zoom.apply());
   $("resign").addEventListener("click", askResign);
   $("resign-cancel").addEventListener("click", cancelResign);
   $("resign-confirm").addEventListener("click", resign);
@@ -451,14 +658,16 @@ async function start() {
   $("download-key").addEventListener("click", downloadKey);
   $("import-key").addEventListener("click", importPasted);
   $("download-receipts").addEventListener("click", downloadReceipts);
+  $("pace").addEventListener("change", () => setPace($("pace").value, true));
+  $("catch-up").addEventListener("click", () => setPace("live", false)); // this page only
   renderReceipts();
   setInterval(tick, TICK_MS);
   if (token) storeToken("game", gameId, token);
   await refresh();
   if (!view) return;
-  if (view.status === "over") return;
+  if (gameOver) return;
   stop = follow(`${base}/events/stream`, {
-    after: shownEvents,
+    after: latest,
     token,
     onEvent: streamedEvent,
     onEnd: () => refresh(),

@@ -1,6 +1,8 @@
-// The lobby: open tables to join, a form to open one, the games in play. Opening or joining,
-// a person may sign their moves: the page makes an Ed25519 key, keeps it in this browser and
-// gives the seat its public key (the game page then signs every move with it).
+// The lobby: open tables to join, a form to open one, the games in play, the tournaments.
+// Opening or joining, a person may sign their moves: the page makes an Ed25519 key, keeps it
+// in this browser and gives the seat its public key (the game page then signs every move
+// with it). Tournaments are listed for people to find and follow; the organizer makes them
+// through the API.
 import {
   ApiError, BOTS, GAMES, adoptTableToken, api, gameTitle, h, statusWords, storeToken, storedToken,
 } from "./api.js";
@@ -14,6 +16,9 @@ const LIST_MS = 5000;
 const GAMES_PAGE = 20;
 // How many pages of games the list shows: "More games" adds one; each refresh rereads them.
 let gamesPages = 1;
+const TOURNAMENTS_PAGE = 10;
+// How many pages of tournaments the list shows: "More tournaments" adds one, as for games.
+let tournamentsPages = 1;
 
 function say(text, kind = "") {
   message.className = kind;
@@ -325,6 +330,63 @@ async function refreshGames() {
   $("more-games").hidden = !listed.more;
 }
 
+// ----- tournaments -----
+
+const TOURNAMENT_STATUS = { open: "waiting for its first round", running: "in play" };
+const FORMATS = { swiss: "Swiss", round_robin: "round robin" };
+
+/** The first `pages` pages of `GET /v1/tournaments` (newest first); and whether more exist. */
+async function listTournaments(pages) {
+  const tournaments = [];
+  let total = 0;
+  for (let page = 0; page < pages; page += 1) {
+    const query = new URLSearchParams({ limit: TOURNAMENTS_PAGE, offset: page * TOURNAMENTS_PAGE });
+    const listed = await api(`/v1/tournaments?${query}`);
+    tournaments.push(...listed.tournaments);
+    total = listed.total;
+    if ((page + 1) * TOURNAMENTS_PAGE >= total) break;
+  }
+  // One created while the pages were read shifts the later pages by one: show each once.
+  const seen = new Set();
+  const unique = tournaments.filter((t) => !seen.has(t.id) && seen.add(t.id));
+  return { tournaments: unique, more: pages * TOURNAMENTS_PAGE < total };
+}
+
+/** "Arktia · Swiss tournament": a tournament has no name of its own, so its game and format. */
+function tournamentTitle(tournament) {
+  return `${gameTitle(tournament.game)} · ${FORMATS[tournament.format] || tournament.format} tournament`;
+}
+
+function tournamentStatus(tournament) {
+  const words = TOURNAMENT_STATUS[tournament.status] || tournament.status;
+  return tournament.paused ? `${words} (paused)` : words;
+}
+
+function tournamentRow(tournament) {
+  const url = `/tournaments/${encodeURIComponent(tournament.id)}`;
+  const done = tournament.status === "finished" || tournament.status === "cancelled";
+  return h("li", { dataset: { testid: "tournament", tournament: tournament.id } },
+    h("div", { class: "row" }, h("b", {}, tournamentTitle(tournament)),
+      h("span", { dataset: { testid: "tournament-status" } }, tournamentStatus(tournament)),
+      h("span", { class: "muted" }, `round ${tournament.rounds_made} of ${tournament.planned_rounds}`),
+      h("a", { href: url, class: "button secondary", "aria-label": `${done ? "See" : "Follow"} the ${tournamentTitle(tournament)} ${tournament.id}` },
+        done ? "See" : "Follow")),
+    h("div", { class: "muted" }, `${tournament.id} · ${tournament.players} players · ${tournament.created_at}`));
+}
+
+async function refreshTournaments() {
+  let listed;
+  try {
+    listed = await listTournaments(tournamentsPages);
+  } catch (error) {
+    $("tournaments").replaceChildren(h("li", { class: "error" }, `Cannot list tournaments: ${error.words || error}`));
+    return;
+  }
+  const rows = listed.tournaments.map(tournamentRow);
+  $("tournaments").replaceChildren(...(rows.length ? rows : [h("li", { class: "muted" }, "No tournaments yet.")]));
+  $("more-tournaments").hidden = !listed.more;
+}
+
 // ----- start -----
 
 function start() {
@@ -352,19 +414,26 @@ function start() {
   $("refresh-tables").addEventListener("click", () => {
     refreshTables();
     refreshGames();
+    refreshTournaments();
   });
   $("more-games").addEventListener("click", () => {
     gamesPages += 1;
     refreshGames();
   });
+  $("more-tournaments").addEventListener("click", () => {
+    tournamentsPages += 1;
+    refreshTournaments();
+  });
   renderOptions();
   seatCountFits();
   refreshTables();
   refreshGames();
+  refreshTournaments();
   setInterval(() => {
     if (document.visibilityState === "visible") {
       refreshTables();
       refreshGames();
+      refreshTournaments();
     }
   }, LIST_MS);
   resumeMyTables();

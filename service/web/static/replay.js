@@ -1,6 +1,6 @@
 // Every version of one game, as this viewer may see it: state, board and the event behind it.
 import {
-  ApiError, api, describeEvent, gameTitle, outcomeWords, seatName, showSvg, statusWords,
+  ApiError, api, describeEvent, gameTitle, h, outcomeWords, seatName, showSvg, statusWords,
   tokenForGame,
 } from "./api.js";
 import { fromHash, stepper } from "./stepper.js";
@@ -58,12 +58,21 @@ async function start() {
   try {
     view = await head();
   } catch (error) {
-    say(error instanceof ApiError ? error.words : String(error), "error");
+    if (error instanceof ApiError && error.status === 404) {
+      $("message").className = "error";
+      $("message").dataset.testid = "not-found";
+      $("message").replaceChildren(`No game ${gameId} here. `, h("a", { href: "/" }, "Back to the lobby"));
+    } else {
+      say(error instanceof ApiError ? error.words : String(error), "error");
+    }
     return;
   }
   seats = view.seats;
   document.title = `Floe · replay of ${gameTitle(view.game)} ${view.id}`;
   $("title").textContent = `Replay · ${gameTitle(view.game)} · ${view.id}`;
+  $("rules-link").href = `/rules/${encodeURIComponent(view.game)}`;
+  $("rules-link").textContent = `Rules of ${gameTitle(view.game)}`;
+  $("rules-link").hidden = false;
   $("last").textContent = String(view.version);
   steps = stepper($("stepper"), { last: view.version, show });
   const wanted = fromHash();

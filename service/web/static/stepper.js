@@ -1,5 +1,8 @@
 // Stepping through versions 1..last: → / ← / Home / End, a slider, buttons, and #v=N links.
+// The stepped view (_stepper.html) holds the board; its size control is wired here, so the
+// replay page and the upload page both get it.
 import { h } from "./api.js";
+import { boardZoom } from "./board.js";
 
 /**
  * Build the controls into `container`; `show(version)` draws a version (may be async).
@@ -27,6 +30,10 @@ export function stepper(container, { last, show }) {
     link,
   );
   slider.addEventListener("input", () => go(Number(slider.value)));
+  const board = document.getElementById("board");
+  const sizes = document.getElementById("board-zoom");
+  const zoom = board && sizes ? boardZoom(board, sizes) : null;
+  if (zoom) window.addEventListener("resize", () => zoom.apply());
 
   function go(version) {
     const v = Math.max(1, Math.min(top, Number.isFinite(version) ? Math.trunc(version) : 1));
@@ -35,7 +42,11 @@ export function stepper(container, { last, show }) {
     slider.setAttribute("aria-valuetext", `version ${v} of ${top}`);
     link.href = `#v=${v}`;
     history.replaceState(null, "", `${location.pathname}${location.search}#v=${v}`);
-    drawing = drawing.then(() => (current === v ? show(v) : null));
+    drawing = drawing.then(async () => {
+      if (current !== v) return;
+      await show(v);
+      if (zoom) zoom.apply();
+    });
     return drawing;
   }
 
