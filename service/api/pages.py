@@ -135,11 +135,11 @@ def rules_index() -> Response:
 @pages.get("/rules/<game>")
 def rules(game: str) -> Response:
     """One game's rules; 404 for a game Floe does not host (or one without a document)."""
-    html = rules_html(game) if game in rules_titles() else None
+    titles = rules_titles()
+    html = rules_html(game) if game in titles else None
     if html is None:
         abort(404)
-    title = rules_titles()[game]
-    return _page("rules.html", games=rules_titles(), game=game, title=title, rules=Markup(html))
+    return _page("rules.html", games=titles, game=game, title=titles[game], rules=Markup(html))
 
 
 @pages.get("/web/<name>")

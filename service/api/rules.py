@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -34,20 +35,29 @@ _MARKDOWN = MarkdownIt("js-default", {"html": False, "linkify": False, "typograp
 
 def rules_titles() -> dict[str, str]:
     """Every hosted game with a rules document: its wire name -> its title, by title."""
-    titled = {name: game.info.title for name, game in GAMES.items() if document(name)}
+    titled = {name: game.info.title for name, game in GAMES.items() if _file(name) is not None}
     return dict(sorted(titled.items(), key=lambda item: item[1]))
 
 
-def document(name: str) -> str | None:
-    """The Markdown of game ``name``'s rules, or None (no such game, or it has none)."""
+def _file(name: str) -> Traversable | None:
+    """Game ``name``'s rules document, found without reading it, or None."""
     game = GAMES.get(name)
     if game is None:
         return None
     package = type(game.rules).__module__.rpartition(".")[0]
     try:
         found = resources.files(package).joinpath(RULES_FILE)
-        return found.read_text(encoding="utf-8") if found.is_file() else None
+        return found if found.is_file() else None
     except (ModuleNotFoundError, OSError):
+        return None
+
+
+def document(name: str) -> str | None:
+    """The Markdown of game ``name``'s rules, or None (no such game, or it has none)."""
+    found = _file(name)
+    try:
+        return None if found is None else found.read_text(encoding="utf-8")
+    except OSError:
         return None
 
 

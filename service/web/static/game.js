@@ -184,15 +184,17 @@ async function load() {
   if (pace === null) pace = token ? "live" : rememberedPace(seats);
   // Paced, the page draws the game as it was at the version the schedule has reached.
   const at = pacedNow() ? pacedVersion(current.version) : current.version;
+  // Everything is read first and drawn after, at once: a change of pace meanwhile (paused,
+  // say) drops what was read, so the board and the events listed never part.
   const atVersion = at === current.version ? current : await api(`${base}/state?version=${at}`, { token });
+  const svg = await api(`${base}/board.svg?version=${at}`, { token });
+  const events = await readEvents(at);
   if (stale(at)) return;
   view = atVersion;
   const mine = seated() ? seats.find((s) => s.seat === current.viewer) : null;
   seatKey = (mine && mine.public_key) || null;
   signer = heldKey(seatKey);
-  await loadEvents(view.version);
-  const svg = await api(`${base}/board.svg?version=${view.version}`, { token });
-  if (stale(at)) return;
+  listEvents(events);
   showBoard(svg);
   if (token && current.viewer !== null && current.status !== "over") {
     legal = await api(`${base}/legal-actions`, { token });
@@ -212,26 +214,36 @@ async function load() {
   }
 }
 
-/** List the events after those listed, up to version `upTo` (the version drawn). */
-async function loadEvents(upTo) {
-  while (shownEvents < upTo) {
-    const limit = Math.min(EVENTS_PAGE, upTo - shownEvents);
-    const page = await api(`${base}/events?after=${shownEvents}&limit=${limit}`, { token });
-    const list = $("events");
-    for (const event of page.events) {
-      const gone = departureOf(event);
-      if (gone) departures.set(gone.seat, gone.how);
-      if (event.type === "game_created") {
-        clockKind = (event.data && event.data.clock) || null;
-        showTournament(event.data && event.data.tournament);
-      }
-      list.append(h("li", { dataset: { testid: "event", version: event.version }, value: event.version }, describeEvent(event, seats)));
-      shownEvents = event.version;
-    }
-    keep(page.events.map((event) => event.receipt)); // the events read carry theirs too
-    if (page.events.length) list.scrollTop = list.scrollHeight; // the list's own box, never the page
-    if (page.events.length < limit) return;
+/** The events after those listed, up to version `upTo` (the version to draw). */
+async function readEvents(upTo) {
+  const events = [];
+  let after = shownEvents;
+  while (after < upTo) {
+    const limit = Math.min(EVENTS_PAGE, upTo - after);
+    const page = await api(`${base}/events?after=${after}&limit=${limit}`, { token });
+    events.push(...page.events);
+    if (page.events.length) after = page.events[page.events.length - 1].version;
+    if (page.events.length < limit) break;
   }
+  return events;
+}
+
+/** Add `events` (read after those listed) to the list, and keep their receipts. */
+function listEvents(events) {
+  const list = $("events");
+  for (const event of events) {
+    if (event.version <= shownEvents) continue; // never listed twice
+    const gone = departureOf(event);
+    if (gone) departures.set(gone.seat, gone.how);
+    if (event.type === "game_created") {
+      clockKind = (event.data && event.data.clock) || null;
+      showTournament(event.data && event.data.tournament);
+    }
+    list.append(h("li", { dataset: { testid: "event", version: event.version }, value: event.version }, describeEvent(event, seats)));
+    shownEvents = event.version;
+  }
+  keep(events.map((event) => event.receipt)); // the events read carry theirs too
+  if (events.length) list.scrollTop = list.scrollHeight; // the list's own box, never the page
 }
 
 /** A tournament's game links back to its tournament (`game_created` names its slot). */
@@ -318,6 +330,11 @@ function selectionWords(count) {
   return `${names.join(", then ")} selected: ${count} action${count === 1 ? "" : "s"}`;
 }
 
+/** One mark per place (a picture may mark a place twice: a cell, and what stands on it). */
+function once(found) {
+  return [...new Map(found.map((mark) => [mark.text, mark])).values()];
+}
+
 /**
  * Outline the board: the tapped places, and every other place the remaining actions name;
  * with nothing tapped on the seat's turn, lightly every place some legal action names.
@@ -335,13 +352,13 @@ function drawHighlights() {
   }
   const chosen = new Set(picked.flat().map(({ text }) => text));
   const actions = narrowed();
-  const named = all.filter((mark) => !chosen.has(mark.text) && actions.some((a) => namesSpot(a, [mark])));
+  const named = once(all.filter((mark) => !chosen.has(mark.text) && actions.some((a) => namesSpot(a, [mark]))));
   if (!picked.length) {
     highlight(svg, { hint: named.map((mark) => mark.element) });
     return;
   }
   highlight(svg, {
-    picked: all.filter((mark) => chosen.has(mark.text)).map((mark) => mark.element),
+    picked: once(all.filter((mark) => chosen.has(mark.text))).map((mark) => mark.element),
     target: named.map((mark) => mark.element),
   });
 }
