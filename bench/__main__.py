@@ -12,8 +12,10 @@ real ``floe run`` with archiving on, Redis's memory after the first 500 and at t
 
 (a) puts Floe's move path beside a bare XADD route and beside boardgame.io 0.50.2 (in-memory
 and FlatFile stores, ``bench.peer``: needs ``node`` and ``npm``, and ``npm ci``s
-``bench/peer`` on first use; without them it says "not measured" and goes on), then runs
-the same again pinned, server on one core and load on another (``--no-pinned`` skips it).
+``bench/peer`` on first use; without them it says "not measured" and goes on), and the
+socket path beside its own bare route (``bench.sockets``, Node too; ``--no-sockets`` skips
+it), then runs the same again pinned, server on one core and load on another
+(``--no-pinned`` skips it).
 
 Every duration and size is a flag (and an environment variable, for ``make bench``), so a
 quick pass and a careful one are the same code. Prints a table and writes the JSON report.
@@ -75,8 +77,8 @@ def _csv(text: str) -> list[str]:
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m bench",
-        description="Floe benchmarks: (a) HTTP throughput vs a bare XADD and boardgame.io "
-        "(also pinned: server on one core, load on another), (b) POST latency "
+        description="Floe benchmarks: (a) HTTP and socket throughput vs bare XADD routes and "
+        "boardgame.io (also pinned: server on one core, load on another), (b) POST latency "
         "at version ~10 vs 2,000/5,000, (c) events/s of play.fold, (d) dice and bot moves "
         "through the job workers, (e) floe replay verify over a thousand games, and a 64-bot "
         "swiss with and without bot replay; (f) memory: "
@@ -146,6 +148,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=_env("BENCH_BGIO", "1") != "0",
         help="(a) also measure boardgame.io 0.50.2 (bench/peer, needs node and npm; "
         "env BENCH_BGIO=0 to skip)",
+    )
+    parser.add_argument(
+        "--sockets",
+        action=argparse.BooleanOptionalAction,
+        default=_env("BENCH_SOCKETS", "1") != "0",
+        help="(a) also measure the socket path: the bare socket route, Floe's socket and a "
+        "bot's loop on it (bench/sockets.py, driven from Node; env BENCH_SOCKETS=0 to skip)",
     )
     parser.add_argument(
         "--pinned",
@@ -439,6 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     legal_get=args.legal_get,
                     log=log,
                     bgio=args.bgio,
+                    socket=args.sockets,
                     pinned=args.pinned,
                     pinned_rounds=args.pinned_rounds,
                 )

@@ -135,6 +135,9 @@ class Stack:
             # BENCH_RATE_LIMIT=0 turns it off, to measure what it costs.
             "FLOE_RATE_LIMIT_PER_TOKEN": os.environ.get("BENCH_RATE_LIMIT", str(10**9)),
             "FLOE_RATE_LIMIT_PER_ADDRESS": os.environ.get("BENCH_RATE_LIMIT", str(10**9)),
+            # Each of (a)'s 32 game sockets holds one of its address's long requests, and a
+            # socket closed when its game is replaced may not have given its slot back yet.
+            "FLOE_LONG_REQUESTS_PER_ADDRESS": "0",
         }
         with self.api_log.open("ab") as log:
             self.api = subprocess.Popen(

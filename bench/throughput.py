@@ -18,6 +18,13 @@ path compares with a known peer's:
   before every POST the client also sends ``GET legal-actions`` for the seat, as a naive bot
   would. The GET is not in the latency samples but does count against the throughput, which
   is POSTs per second.
+- ``bare_socket`` / ``socket`` / ``socket_bot`` (``bench.sockets``, driven from Node like the
+  peer): the bare socket route (one XADD per message, the socket path's ceiling), Floe's
+  ``GET /v1/games/{id}/socket`` (the next move once the mover is ``accepted`` and the other
+  seat has the event), and a bot's loop on it (the next move also waits for the
+  ``legal_actions`` pushed to its seat; under the first fsync policy, and pinned). Skipped,
+  saying so, without Node; Floe's two "not measured", saying why, where its route does not
+  upgrade.
 
 Per fsync policy every load gets ``rounds`` windows, the order rotated by one each round (so
 drift of the machine hits all alike), every window on fresh connections. CPU seconds of the
@@ -50,7 +57,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import Any
 
-from bench import peer, pinning, policy
+from bench import peer, pinning, policy, sockets
 from bench.loads import LoadResult
 from bench.report import Report, Result, latency_summary
 from bench.stack import BenchError, Client, Stack, create_game
@@ -249,6 +256,10 @@ def make_scripts(clients: int, length: int) -> list[list[policy.Step]]:
 #: the first fsync policy (and pinned) only, and so do the boardgame.io loads (where Node is
 #: found): they do not use Redis, so another policy would only measure them again.
 FLOE_LOADS = ("actions", "bare_xadd")
+#: The socket loads run beside them (Floe's where its route upgrades); the bot's loop on
+#: the socket runs where the legal-GET loop does.
+SOCKET_LOADS = ("bare_socket", "socket")
+SOCKET_BOT = "socket_bot"
 PEER_LOADS = {"bgio_memory": "memory", "bgio_flatfile": "flatfile"}
 LEGAL_GET = "actions_with_legal_get"
 #: The pinned variant runs under this policy (Floe's default, the durable one) when asked for.
@@ -288,6 +299,25 @@ RATIOS = (
     ),
     # A naive bot loop (GET legal-actions, then POST) against POSTs alone.
     Ratio("ratio legal-get loop / moves/s", LEGAL_GET, "actions", 0.75),
+    # The socket path (issue 29): against the peer, against its own ceiling, a bot on it.
+    Ratio(
+        "ratio socket moves/s / bgio memory moves/s",
+        "socket",
+        "bgio_memory",
+        1.0,
+        target_fsync="always",
+        note="bgio broadcasts before it writes its store",
+    ),
+    Ratio("ratio socket moves/s / bare socket/s", "socket", "bare_socket", 0.9),
+    Ratio(
+        "ratio socket bot loop / socket moves/s",
+        SOCKET_BOT,
+        "socket",
+        0.9,
+        note="legal actions pushed, no polling",
+    ),
+    Ratio("ratio socket moves/s / http moves/s", "socket", "actions"),
+    Ratio("ratio bare socket/s / bare http/s", "bare_socket", "bare_xadd"),
 )
 
 
@@ -361,11 +391,31 @@ class Runner:
             client, script, f"{tag}{'g' if legal_get else 'a'}{i}", legal_get=legal_get
         )
 
-    def floe(self, name: str, tag: str) -> LoadResult:
+    def once(self, name: str, tag: str, pin: tuple[set[int], set[int]] | None) -> LoadResult:
+        """One window of a Floe load: HTTP client threads here, or the Node socket driver."""
+        if name in sockets.LOADS:
+            assert self.node is not None
+            return sockets.window(
+                self.node,
+                self.stack,
+                name,
+                self.scripts,
+                tag=tag,
+                seconds=self.window,
+                warmup=self.warmup,
+                pin=pin,
+                log=self.log,
+            )
+        workers = [self.worker(name, i, tag) for i in range(self.clients)]
+        if pin is None:
+            return run_load(name, workers, self.window, self.warmup, self.stack.cpu_seconds)
+        with pinning.this_thread_on(pin[1]):  # the client threads inherit the mask
+            return run_load(name, workers, self.window, self.warmup, self.stack.cpu_seconds)
+
+    def floe(self, name: str, tag: str, pin: tuple[set[int], set[int]] | None = None) -> LoadResult:
         """One window; re-run (up to twice) when the connections landed on one worker."""
         for attempt in range(3):
-            workers = [self.worker(name, i, f"{tag}r{attempt}") for i in range(self.clients)]
-            result = run_load(name, workers, self.window, self.warmup, self.stack.cpu_seconds)
+            result = self.once(name, f"{tag}r{attempt}", pin)
             if result.cpu_json().get("busiest_worker_share", 0.0) <= LOPSIDED:
                 break
             self.rerun[name] = self.rerun.get(name, 0) + 1
@@ -384,10 +434,7 @@ class Runner:
                 warmup=self.warmup,
                 pin=pin,
             )
-        if pin is None:
-            return self.floe(name, tag)
-        with pinning.this_thread_on(pin[1]):  # the client threads inherit the mask
-            return self.floe(name, tag)
+        return self.floe(name, tag, pin)
 
     def phase(self, phase: Phase) -> tuple[dict[str, LoadResult], list[dict[str, float]]]:
         """Every round of a phase: the pooled loads and each round's rate per load."""
@@ -418,17 +465,25 @@ def phases(
     pinned: bool,
     pinned_rounds: int,
     log: Callable[[str], None],
+    socket_loads: Sequence[str] = (),
 ) -> tuple[list[Phase], str]:
-    """The phases to run, and why the pinned one is not among them ("" when it is)."""
+    """The phases to run, and why the pinned one is not among them ("" when it is).
+
+    ``socket_loads``: those of ``SOCKET_LOADS`` and ``SOCKET_BOT`` that can run here.
+    """
     peers = list(PEER_LOADS) if bgio else []
+    socket_all = [name for name in SOCKET_LOADS if name in socket_loads]
+    socket_first = [name for name in (SOCKET_BOT,) if name in socket_loads]
     found = []
     for index, fsync in enumerate(fsync_policies):
         # boardgame.io has no Redis: its windows under a second policy would measure it again
         first = index == 0
         names = [
             *FLOE_LOADS,
+            *socket_all,
             *(peers if first else []),
             *([LEGAL_GET] if legal_get and first else []),
+            *(socket_first if first else []),
         ]
         group = f"(a) http, fsync {fsync}"
         found.append(Phase(group, f"appendfsync_{fsync}", fsync, names, rounds))
@@ -440,7 +495,8 @@ def phases(
         log(f"(a) pinned variant skipped: {reason}")
         return found, reason
     fsync = PINNED_FSYNC if PINNED_FSYNC in fsync_policies else fsync_policies[0]
-    names = [*FLOE_LOADS, *peers, *([LEGAL_GET] if legal_get else [])]
+    names = [*FLOE_LOADS, *socket_all, *peers, *([LEGAL_GET] if legal_get else [])]
+    names += socket_first
     group, key = f"(a) pinned, fsync {fsync}", f"pinned_appendfsync_{fsync}"
     found.append(Phase(group, key, fsync, names, pinned_rounds, split))
     return found, ""
@@ -460,6 +516,7 @@ def run(
     bgio: bool = True,
     pinned: bool = True,
     pinned_rounds: int | None = None,
+    socket: bool = True,
 ) -> None:
     """All (a) loads; adds results and details to ``report``.
 
@@ -471,15 +528,17 @@ def run(
     """
     clients = len(scripts)
     window = duration / rounds
-    node = peer.prepare(log) if bgio else None
+    node = peer.prepare(log) if bgio or socket else None
+    socket_loads, socket_details = _socket_loads(stack, node, socket, log)
     planned, pinned_skipped = phases(
         fsync_policies,
         rounds=rounds,
         legal_get=legal_get,
-        bgio=node is not None,
+        bgio=bgio and node is not None,
         pinned=pinned,
         pinned_rounds=pinned_rounds or max(2, rounds // 2),
         log=log,
+        socket_loads=socket_loads,
     )
     details: dict[str, Any] = {
         "clients": clients,
@@ -487,6 +546,7 @@ def run(
         "rounds": rounds,
         "warmup_s": warmup,
         "bgio": _peer_details(node, bgio),
+        "sockets": socket_details,
         "pinned_skipped": pinned_skipped,
     }
     runner = Runner(stack, scripts, window=window, warmup=warmup, node=node, log=log)
@@ -505,6 +565,29 @@ def run(
         }
         _report(report, phase, loads, per_round, sum(runner.rerun.values()))
     report.details["throughput"] = details
+
+
+def _socket_loads(
+    stack: Stack, node: peer.Node | None, asked: bool, log: Callable[[str], None]
+) -> tuple[list[str], dict[str, Any]]:
+    """The socket loads that can run (none without Node; the bare one alone where Floe's
+    route does not upgrade), and what the report says of them."""
+    if not asked:
+        return [], {"measured": False, "why": "not asked for (--no-sockets)"}
+    if node is None:
+        return [], {"measured": False, "why": "node or npm missing, or npm ci failed (see the log)"}
+    details: dict[str, Any] = {
+        "measured": True,
+        "node": node.version,
+        "client": "ws (bench/peer/sockets.js), one socket per seat (bare: per match)",
+    }
+    why = sockets.floe_route(stack)
+    if why:
+        log(f"(a) {why}")
+        details["floe_socket"] = {"measured": False, "why": why}
+        return ["bare_socket"], details
+    details["floe_socket"] = {"measured": True}
+    return ["bare_socket", "socket", SOCKET_BOT], details
 
 
 def _peer_details(node: peer.Node | None, asked: bool) -> dict[str, Any]:
@@ -539,8 +622,8 @@ def _report(
             notes.append(
                 f"rounds {min(rounds):.2f}..{max(rounds):.2f}, median {median(rounds):.2f}"
             )
-        if ratio.bottom == "bare_xadd":
-            notes += _lopsided_notes(loads, reruns)
+        if ratio.bottom in ("bare_xadd", "bare_socket"):
+            notes += _lopsided_notes(loads, reruns, (ratio.top, ratio.bottom))
         applies = ratio.target_fsync in (None, phase.fsync)
         report.add(
             Result(
@@ -556,7 +639,7 @@ def _report(
 
 def _report_load(report: Report, group: str, label: str, load: LoadResult) -> None:
     summary = latency_summary(load.latencies)
-    unit = "req/s" if label == "bare_xadd" else "moves/s"
+    unit = {"bare_xadd": "req/s", "bare_socket": "msgs/s"}.get(label, "moves/s")
     low, high = load.spread()
     notes = [f"rounds {low:,.0f}..{high:,.0f} {unit}"]
     if load.errors:
@@ -570,11 +653,13 @@ def _report_load(report: Report, group: str, label: str, load: LoadResult) -> No
         report.add(Result(group, f"{label} {server} CPU/op", cpu["cpu_ms_per_op_api"], "ms"))
 
 
-def _lopsided_notes(loads: dict[str, LoadResult], reruns: int) -> list[str]:
+def _lopsided_notes(
+    loads: dict[str, LoadResult], reruns: int, names: Sequence[str] = FLOE_LOADS
+) -> list[str]:
     notes = []
     lopsided = sum(
         1
-        for name in FLOE_LOADS
+        for name in names
         for window in loads[name].rounds
         if window.get("busiest_worker_share", 0.0) > LOPSIDED
     )

@@ -370,10 +370,25 @@ class Settings:
         15.0, "FLOE_SSE_HEARTBEAT_SECONDS", number(), API,
         "Seconds between the `: keep-alive` comments an idle live stream sends.",
     )  # fmt: skip
+    socket_hello_seconds: float = setting(
+        10.0, "FLOE_SOCKET_HELLO_SECONDS", number(), API,
+        "Seconds a live-play socket (`GET /v1/games/{id}/socket`) has to send its first "
+        "message, the `hello`; else it is refused 408 `hello_timeout` and closed.",
+    )  # fmt: skip
+    socket_ping_seconds: float = setting(
+        25.0, "FLOE_SOCKET_PING_SECONDS", number(), API,
+        "Seconds between the pings the server sends each live-play socket; a socket that has "
+        "not answered one by the next (a silent peer) is closed.",
+    )  # fmt: skip
+    socket_max_seconds: float = setting(
+        3600.0, "FLOE_SOCKET_MAX_SECONDS", number(), API,
+        "Seconds one live-play socket stays open; clients reconnect with `after` in their "
+        "`hello` and miss nothing. It holds one of its address's long requests meanwhile.",
+    )  # fmt: skip
     bench_routes: bool = setting(
         False, "FLOE_BENCH_ROUTES", Flag(strict=False), API,
-        "`1` adds `POST /bench/xadd`, the benchmarks' bare route; never set it in a "
-        "deployment.",
+        "`1` adds `POST /bench/xadd` and `GET /bench/socket`, the benchmarks' bare "
+        "routes; never set it in a deployment.",
     )  # fmt: skip
     sweep_seconds: float = setting(
         5.0, "FLOE_SWEEP_SECONDS", number(zero_ok=True), WORKERS,

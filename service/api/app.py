@@ -17,6 +17,7 @@ from service.api.keys import keys_v1
 from service.api.pages import pages
 from service.api.proxies import ForwardedClient
 from service.api.replays import replays
+from service.api.socket import socket_v1
 from service.api.tables import tables_v1
 from service.api.tournaments import tournaments_v1
 from service.bootstrap import Floe, build
@@ -60,6 +61,7 @@ def create_app(
         return response
 
     app.register_blueprint(v1)
+    app.register_blueprint(socket_v1)
     app.register_blueprint(tables_v1)
     app.register_blueprint(tournaments_v1)
     app.register_blueprint(keys_v1)

@@ -27,12 +27,12 @@ from service.api.http import (
     render,
     render_built,
 )
+from service.api.playing import play_action
 from service.api.schemas import games as schemas
 from service.bootstrap import Floe
-from service.errors import InvalidRequest, organizer_only
-from service.games.access import Viewer
+from service.errors import organizer_only
 from service.games.catalog import GameMeta
-from service.games.commands import Accepted, CreateGame, NewPlayer, PlayAction, request_fingerprint
+from service.games.commands import Accepted, CreateGame, NewPlayer
 from service.games.search import GameSearch
 from service.redis.durability import read_safety
 
@@ -126,31 +126,18 @@ def get_legal_actions(game_id: str) -> Response:
 
 @v1.post("/games/<game_id>/actions")
 def post_action(game_id: str) -> Response:
+    """HTTP's own steps (401, 404, the query, the body), then the path every action takes
+    (``service/api/playing.py``), shared with the socket's ``action`` message."""
     viewer = current_viewer()
     viewer.require_token()  # 401, then 404, before the body is even read (400)
     meta = _game(game_id)
     only_query("wait")
     wait = int_arg("wait", 0, high=MAX_WAIT_SECONDS)
     body = json_body()
-    seat = viewer.seat_in(game_id)
-    signature = current_floe().commands.signature(meta, seat, body)  # a 401 outranks a 400
-    try:
-        data = schemas.load_post_action(body)
-    except InvalidRequest:
-        earlier = _earlier_answer(meta, viewer, body)  # a used command id outranks a 400
-        if earlier is None:
-            raise
-        return _accepted(earlier)
-    command = PlayAction(
-        seat=seat,
-        action=data["action"],
-        expected_version=data["expected_version"],
-        command_id=data["command_id"],
-        wait_seconds=wait,
-        signature=signature,
+    accepted = play_action(
+        current_floe(), meta, viewer, body, wait_seconds=wait, address=request.remote_addr
     )
-    with _waiting(wait):
-        return _accepted(current_floe().commands.play(meta, command))
+    return _accepted(accepted)
 
 
 @v1.post("/games/<game_id>/decisions")
@@ -187,17 +174,6 @@ def _with_receipts(accepted: Accepted) -> dict[str, Any]:
         for shown, event_hash in zip(accepted.events, accepted.hashes, strict=True)
     ]
     return body
-
-
-def _earlier_answer(meta: GameMeta, viewer: Viewer, body: Any) -> Accepted | None:
-    """The answer to a command id this seat already used, for a body that fails its schema."""
-    command_id = body.get("command_id") if isinstance(body, dict) else None
-    if not isinstance(command_id, str):
-        return None
-    fingerprint = request_fingerprint(body.get("action"), body.get("expected_version"))
-    return current_floe().commands.earlier_answer(
-        meta, viewer.seat_in(meta.game_id), command_id, fingerprint
-    )
 
 
 @v1.get("/games/<game_id>/events")

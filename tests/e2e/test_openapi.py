@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import http.client
 import importlib.metadata
 import json
+import queue
 import random
 import re
 import subprocess
@@ -47,6 +49,7 @@ from service.run.redis_server import free_tcp_port
 from service.settings import Settings
 from service.store.events import events_key
 from tests.support.clocks import ManualClock
+from tests.support.floe_run import call, floe_run
 from tests.support.openapi import (
     HTTP_METHODS,
     Answer,
@@ -56,7 +59,10 @@ from tests.support.openapi import (
     documented_operations,
     flask_template,
 )
+from tests.support.socket_client import Message, Socket
+from tests.support.socket_contract import SOCKET_OPERATION, UPGRADE, SocketAwareClient
 from tests.support.tournament_exports import build as build_tournament
+from tests.support.waiting import PROMPTLY
 from tests.support.workers import StartWorker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,6 +84,10 @@ NOT_SCRIPTABLE = frozenset({"408", "500", "503"})
 #: 429 needs an app with tight limits: tests/e2e/test_rate_limits.py provokes it on every
 #: documented operation and checks it with this module's ``CheckedClient``.
 SCRIPTED_ELSEWHERE = frozenset({"429"})
+#: The socket's 101: a Flask test client cannot complete an upgrade (it has no socket to hand
+#: the app), so a real ``floe run`` gives it: test_the_socket_upgrades_and_speaks_as_documented
+#: checks it against this document (and tests/e2e/test_socket.py plays whole games after it).
+UPGRADED_ON_A_REAL_SERVER = frozenset({"101"})
 
 
 # ----- fixtures ------------------------------------------------------------------------------
@@ -90,8 +100,10 @@ def spec() -> OpenApi:
 
 @pytest.fixture
 def api(redis_url: str, spec: OpenApi) -> CheckedClient:
-    """The real app on the test session's private Redis, every answer checked."""
-    return CheckedClient(create_app(Settings(redis_url=redis_url, organizer_token=ORGANIZER)), spec)
+    """The real app on the test session's private Redis, every answer checked (the socket
+    route's refusals too)."""
+    settings = Settings(redis_url=redis_url, organizer_token=ORGANIZER)
+    return SocketAwareClient(create_app(settings), spec)
 
 
 def create_game(api: CheckedClient, **extra: Any) -> tuple[str, list[str]]:
@@ -147,8 +159,10 @@ def test_every_route_of_the_app_is_documented_and_nothing_else(
         methods = {m.lower() for m in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
         found = docs if rule.endpoint.startswith("docs.") else routes
         found |= {(method, flask_template(rule.rule)) for method in methods}
-    # the game routes (12), the tables' (5), /v1/replays, /v1/keys and the tournaments' (10)
-    assert len(routes) == 29
+    # the game routes (13, the socket's among them), the tables' (5), /v1/replays, /v1/keys and
+    # the tournaments' (10)
+    assert len(routes) == 30
+    assert SOCKET_OPERATION in routes
     # the documentation routes (docs/reference/http-api.md) are the API's manual, not the API
     assert docs == {("get", path) for path in DOC_ROUTES}
     documented = documented_operations(spec)
@@ -1236,17 +1250,19 @@ def test_every_documented_status_is_given_and_fits(
     check_clocked_tables_and_tournaments(api)
     check_replays(api, done)
 
+    check_socket_refusals(api, base, t0)
+
     api.get("/v1/health", expect=200)
     api.get("/v1/health?x=1", expect=400, code="invalid_query")
     api.get("/v1/keys", expect=200)
     api.get("/v1/keys?x=1", expect=400, code="invalid_query")
 
-    # every documented status but 500 and 503 was seen, and nothing else
+    # every documented status but 500 and 503 (and the socket's 101) was seen, and nothing else
     expected = {
         (method, path, int(status))
         for method, path in documented_operations(spec)
         for status in spec.doc["paths"][path][method]["responses"]
-        if status not in NOT_SCRIPTABLE | SCRIPTED_ELSEWHERE
+        if status not in NOT_SCRIPTABLE | SCRIPTED_ELSEWHERE | UPGRADED_ON_A_REAL_SERVER
     }
     assert expected - api.seen == set(), "documented statuses this test never provoked"
     assert api.seen - expected == set()
@@ -1894,6 +1910,21 @@ def check_tournament_director(
     assert kinds == ["pause", "resume", "enter", "withdraw", "correct", "cancel"]
 
 
+def check_socket_refusals(api: CheckedClient, base: str, token: str) -> None:
+    """``GET …/socket``'s answers before the upgrade, in their order: the game first (404,
+    even to a token in the URL), then the URL (400). Its 101 needs a real server
+    (``UPGRADED_ON_A_REAL_SERVER``)."""
+    socket = f"{base}/socket"
+    api.get(socket, expect=400, code="http_error")  # not a WebSocket handshake
+    api.get(socket, token=token, expect=400, code="http_error")
+    nowhere = "/v1/games/0123456789abcdef/socket"
+    api.get(nowhere, headers=UPGRADE, expect=404, code="game_not_found")
+    api.get(f"{nowhere}?token={token}", headers=UPGRADE, expect=404, code="game_not_found")
+    api.get(f"{socket}?token={token}", headers=UPGRADE, expect=400, code="token_in_url")
+    api.get(f"{socket}?token={token}&x=1", headers=UPGRADE, expect=400, code="token_in_url")
+    api.get(f"{socket}?after=1", headers=UPGRADE, expect=400, code="invalid_query")
+
+
 def check_replays(api: CheckedClient, finished: str) -> None:
     """``POST /v1/replays``: an export's verdict and its steps, then each refusal."""
     export = api.client.get(f"{finished}/export").get_data()
@@ -1961,7 +1992,7 @@ DECISION = {"decision": "forfeit", "seat": 1, "reason": "Left the venue."}
 
 def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
     dead = create_app(Settings(redis_url=f"redis://127.0.0.1:{free_tcp_port()}/0"))
-    api = CheckedClient(dead, spec)
+    api = SocketAwareClient(dead, spec)
     forged = "0123456789abcdef.0.secret"
     base = "/v1/games/0123456789abcdef"
     body = {"action": {"type": "retire"}, "expected_version": 1, "command_id": "c"}
@@ -1978,6 +2009,7 @@ def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
         ("GET", f"{base}/events", {}),
         ("GET", f"{base}/events/stream", {}),
         ("GET", f"{base}/export", {}),
+        ("GET", f"{base}/socket", {"headers": UPGRADE}),
         ("GET", "/v1/health", {}),
         ("GET", "/v1/keys", {}),
         ("POST", "/v1/replays", {"data": "", "headers": {"Content-Type": "application/x-ndjson"}}),
@@ -2005,3 +2037,97 @@ def test_a_dead_store_is_503_on_every_route(spec: OpenApi) -> None:
         answer = api.call(method, path, expect=503, code="store_unavailable", **kwargs)
         assert answer.headers["Retry-After"].isdigit()
     assert {(m, p) for m, p, _ in api.seen} == documented_operations(spec)
+
+
+#: The ``Sec-WebSocket-Accept`` RFC 6455 derives from ``UPGRADE``'s key (its section 1.3).
+ACCEPT_OF_THE_KEY = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+
+
+@pytest.mark.processes
+def test_the_socket_upgrades_and_speaks_as_documented(spec: OpenApi, tmp_path: Path) -> None:
+    """What a Flask test client cannot do, on a real ``floe run``: the handshake's 101 as the
+    document says it (no body, the accept key), then a whole game over two seats' sockets and a
+    spectator's, every message each way fitting the operation's ``x-websocket`` schemas, and
+    each refusal's code one the document lists."""
+    method, template = SOCKET_OPERATION
+    _, pointer = spec.operation(method, template)
+    client_schema = pointer + "/x-websocket/client"
+    server_schema = pointer + "/x-websocket/server"
+    codes = set(spec.doc["components"]["schemas"]["ErrorCode"]["enum"])
+    with floe_run(tmp_path, {}) as served:
+        players = [{"name": "a"}, {"name": "b"}]
+        body = {"game": "arktia", "players": players, "options": {"turn_limit": 4}}
+        status, created, _ = call(
+            served.port, "POST", "/v1/games?wait=30", body, timeout=30 + PROMPTLY
+        )
+        assert status == 201, created
+        game_id, tokens = created["id"], [seat["token"] for seat in created["seats"]]
+
+        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=PROMPTLY)
+        try:
+            connection.request("GET", f"/v1/games/{game_id}/socket", headers=UPGRADE)
+            response = connection.getresponse()
+            headers = dict(response.getheaders())
+            spec.check_response(method, template, response.status, headers, response.read())
+            assert response.status == 101
+            assert headers["Upgrade"].lower() == "websocket"
+            assert headers["Sec-WebSocket-Accept"] == ACCEPT_OF_THE_KEY
+        finally:
+            connection.close()
+
+        sent: list[Message] = []
+
+        def send(socket: Socket, message: Message) -> None:
+            sent.append(message)
+            socket.send(message)
+
+        inbox: queue.Queue[tuple[int, Message | None]] = queue.Queue()
+        seats = [Socket(served.port, game_id, sink=inbox, tag=seat) for seat in (0, 1)]
+        spectator = Socket(served.port, game_id)
+        for seat, socket in enumerate(seats):
+            send(socket, {"type": "hello", "token": tokens[seat]})
+        send(spectator, {"type": "hello", "after": 0})
+        rng = random.Random(0)
+        over: set[int] = set()
+        stale_sent = False
+        while len(over) < 2:
+            seat, message = inbox.get(timeout=PROMPTLY)
+            if message is None:  # the server closes a socket once the game is over
+                assert seat in over, f"seat {seat}'s socket closed: {seats[seat].seen[-3:]}"
+                continue
+            if message["type"] == "event" and message["event"]["type"] == "game_over":
+                over.add(seat)
+            elif message["type"] == "legal_actions" and message["actions"]:
+                version = message["version"]
+                if not stale_sent and version > 1:  # a refusal (409): on the version before
+                    stale = rng.choice(message["actions"])
+                    send(seats[seat], _action(stale, version - 1, "stale"))
+                    stale_sent = True
+                action = _action(rng.choice(message["actions"]), version, f"{seat}-{version}")
+                send(seats[seat], action)
+        spectator.until(lambda m: m["type"] == "event" and m["event"]["type"] == "game_over")
+        for socket in [*seats, spectator]:
+            socket.close()
+
+    for message in sent:
+        spec.assert_valid(client_schema, message, f"client message {message}")
+    received = [m for socket in [*seats, spectator] for m in socket.seen]
+    for message in received:
+        spec.assert_valid(server_schema, message, f"server message {message['type']}")
+        if message["type"] == "refused":
+            assert message["error"]["code"] in codes, message
+    stale = [m for m in received if m["type"] == "refused" and m["command_id"] == "stale"]
+    assert [(m["status"], m["error"]["code"]) for m in stale] == [(409, "version_conflict")]
+    kinds = {m["type"] for m in received}
+    assert kinds == {"event", "legal_actions", "accepted", "refused"}, kinds
+    assert not any(m["type"] == "legal_actions" for m in spectator.seen)
+
+
+def _action(action: Any, version: int, command_id: str) -> Message:
+    """A ``SocketAction``, kept as sent so that the test checks it against the document."""
+    return {
+        "type": "action",
+        "action": action,
+        "expected_version": version,
+        "command_id": command_id,
+    }

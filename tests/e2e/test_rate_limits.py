@@ -25,7 +25,8 @@ from service.run.redis_server import free_tcp_port
 from service.settings import Settings
 from tests.support.api import ORGANIZER, bearer
 from tests.support.clocks import ManualClock
-from tests.support.openapi import CheckedClient, OpenApi, documented_operations
+from tests.support.openapi import OpenApi, documented_operations
+from tests.support.socket_contract import UPGRADE, SocketAwareClient
 
 CREATE = {"game": "arktia", "players": [{"name": "Ada"}, {"name": "Bo"}]}
 TABLE = {"game": "arktia", "seats": [{"name": "Ada"}, {"open": True}]}
@@ -227,7 +228,7 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
     tournament = setup.post("/v1/tournaments", json=TOURNAMENT, headers=bearer(ORGANIZER))
     cup = f"/v1/tournaments/{tournament.get_json()['id']}"
     tight = make_app(rate_limit_per_token=0, rate_limit_per_address=1)
-    api = CheckedClient(tight, spec)
+    api = SocketAwareClient(tight, spec)  # the socket's handshake is refused too
     api.get("/v1/health", expect=200)  # the address's whole budget
     base = f"/v1/games/{game_id}"
     action = {"action": {"type": "retire"}, "expected_version": 1, "command_id": "c"}
@@ -245,6 +246,7 @@ def test_every_documented_operation_documents_its_429(make_app: MakeApp) -> None
         ("GET", f"{base}/events", {}),
         ("GET", f"{base}/events/stream", {}),
         ("GET", f"{base}/export", {"token": ORGANIZER}),
+        ("GET", f"{base}/socket", {"headers": UPGRADE}),  # before the upgrade, as JSON
         ("GET", "/v1/health", {}),
         ("GET", "/v1/keys", {}),
         ("POST", "/v1/replays", {"data": "", "headers": {"Content-Type": "application/x-ndjson"}}),

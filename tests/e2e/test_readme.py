@@ -198,7 +198,11 @@ def run_tour(readme: str, workdir: Path) -> tuple[list[str], subprocess.Complete
     log_path = workdir / "floe-run.log"
     server = start_service(service, home, env)
     try:
-        wait_healthy(f"http://127.0.0.1:{port}", server)
+        try:
+            wait_healthy(f"http://127.0.0.1:{port}", server)
+        except AssertionError as error:  # what the service said is the place to look
+            said = (workdir / "floe-run.log").read_text(errors="replace")[-4000:]
+            raise AssertionError(f"{error}; its output ended:\n{said}") from error
         tour = subprocess.Popen(
             ["bash", str(driver(blocks, workdir))],
             cwd=home,

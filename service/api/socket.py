@@ -1,0 +1,287 @@
+"""Live play over one socket: ``GET /v1/games/{id}/socket``, a WebSocket per player or
+spectator on the same Flask app and gevent server as every other route.
+
+**The library: simple-websocket** (on wsproto), used directly. It is maintained (the author
+of Flask-SocketIO; 1.1 in 2024), takes the socket gunicorn hands the app
+(``environ["gunicorn.socket"]``), and under gunicorn's gevent worker (``CappedGeventWorker``,
+which patches threads) its reader is a greenlet: an idle socket costs that greenlet, the
+route's and ``_follow``'s, no thread and no Redis connection (waits ring on the process's
+one subscription, ``service/store/appends.py``). A message costs wsproto's frame parsing, a
+few microseconds, and no WSGI or routing at all: the route runs once per socket. flask-sock
+(the same author's wrapper) upgrades before the route runs, so the refusals that must come
+as HTTP (404, ``token_in_url``, 429 ``too_many_streams``) could not; here the route checks
+them, then upgrades.
+
+**Messages** (docs/guide/live-socket.md): the client's first is ``{"type": "hello", "token"?,
+"after"?}`` within ``FLOE_SOCKET_HELLO_SECONDS``; its token is resolved once, as HTTP
+resolves an ``Authorization`` header. Then every event after ``after`` as the viewer may see
+it, with its receipt (the SSE stream's query and receipts), live ones as they come, and to a
+seat in ``to_act`` its ``legal_actions`` after each. An ``action`` message takes the path
+``POST …/actions`` takes (``service/api/playing.py``, one function for both) and is answered
+``accepted`` or ``refused`` with the status and code that POST would get, through the app's
+own error handlers. Once a finished game's stream has ended where the SSE stream ends it
+(after ``seed_revealed``, or when a finished game has nothing more to send), the server
+closes the socket, 1000: nothing more will ever come.
+
+**Limits** as HTTP's: the socket holds one of its address's long requests
+(``FLOE_LONG_REQUESTS_PER_ADDRESS``, 429 ``too_many_streams``) for at most
+``FLOE_SOCKET_MAX_SECONDS``; every message is charged to the rate limits as one request; a
+message may be as large as a request body (``max_body_bytes``; larger closes the socket with
+1009); a socket that answers no ping within ``FLOE_SOCKET_PING_SECONDS`` is closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+from simple_websocket import ConnectionClosed, Server
+
+from domain.engine import play
+from domain.engine.types import GAME_OVER, SEED_REVEALED
+from service.api.http import MAX_VERSION, bad_request, current_floe, decode_json, only_query
+from service.api.playing import play_action
+from service.bootstrap import Floe
+from service.errors import InvalidRequest
+from service.games.access import Viewer
+from service.games.catalog import GameMeta
+from service.store import codec as json_codec
+
+log = logging.getLogger(__name__)
+
+socket_v1 = Blueprint("socket_v1", __name__, url_prefix="/v1")
+
+#: The fields of each client message (``type`` besides).
+HELLO_FIELDS = frozenset({"type", "token", "after"})
+#: How often a follower looks up from its wait to see whether its socket is still open.
+FOLLOW_BLOCK_MS = 5_000
+
+
+class _Handled(Response):
+    """What the route returns once the socket is done: gunicorn must write nothing more on
+    a connection that is no longer HTTP (its async workers treat ``StopIteration`` from the
+    app as 'already handled, close'); Werkzeug's dev server is given an empty answer."""
+
+    def __call__(self, environ: Any, start_response: Any) -> Any:
+        if "gunicorn.socket" in environ:
+            raise StopIteration
+        return []
+
+
+@socket_v1.route("/games/<game_id>/socket", websocket=True)
+def live_socket(game_id: str) -> Response:
+    """Refuse over HTTP what can be refused before the upgrade, then serve the socket."""
+    floe = current_floe()
+    meta = floe.repository.meta(game_id)  # 404 (no token yet to outrank it)
+    if "token" in request.args:
+        raise bad_request(
+            "token_in_url",
+            "a socket's token goes in its hello message, never in the URL (URLs are logged)",
+        )
+    only_query()
+    settings = floe.settings
+    hold = floe.long_requests.acquire(request.remote_addr, settings.socket_max_seconds)
+    try:
+        ws = Server(
+            request.environ,
+            ping_interval=settings.socket_ping_seconds,
+            max_message_size=settings.max_body_bytes,
+        )
+        LiveSocket(floe, ws, meta, request.remote_addr).serve()
+    finally:
+        if hold is not None:
+            hold.release()
+    return _Handled()
+
+
+def decode_message(raw: str | bytes) -> Any:
+    """A message as JSON, read as ``json_body`` reads a body (400 ``malformed_json``)."""
+    return decode_json(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
+
+
+def refusal(error: Exception) -> tuple[int, dict[str, Any]]:
+    """The status and ``{"code", "message"}`` HTTP would answer ``error`` with: the app's own
+    error handlers decide (in the route's request context), never a table of this module's."""
+    response = current_app.make_response(current_app.handle_user_exception(error))
+    body = response.get_json()
+    return response.status_code, body["error"]
+
+
+class LiveSocket:
+    """One open socket: the hello, then messages in (the route's greenlet) and events out
+    (``_follow``'s), one send at a time."""
+
+    def __init__(self, floe: Floe, ws: Server, meta: GameMeta, address: str | None) -> None:
+        self.floe = floe
+        self.ws = ws
+        self.meta = meta
+        self.address = address
+        self.viewer = Viewer()
+        self.authorization: str | None = None
+        self._send_lock = threading.Lock()
+        #: Held while a message is answered: the socket is not closed between an action's
+        #: append and its ``accepted`` (the last move of a game is answered too).
+        self._answering = threading.Lock()
+        self._legal_pushed = -1
+
+    def serve(self) -> None:
+        settings = self.floe.settings
+        deadline = time.monotonic() + settings.socket_max_seconds
+        try:
+            raw = self.ws.receive(timeout=settings.socket_hello_seconds)
+            if raw is None:
+                message = "no hello came in time: send it first"
+                self.refuse(None, 408, {"code": "hello_timeout", "message": message})
+                return
+            after = self._hello(raw)
+            if after is None:
+                return
+            follower = threading.Thread(target=self._follow, args=(after,), daemon=True)
+            follower.start()
+            while self.ws.connected:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                raw = self.ws.receive(timeout=left)
+                if raw is not None:
+                    with self._answering:
+                        self._on_message(raw)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.ws.connected:
+            with contextlib.suppress(ConnectionClosed, OSError):
+                self.ws.close()
+
+    def finish(self) -> None:
+        """Close the socket, 1000, once a finished game's stream has ended, rather than hold
+        it (and its long-request slot) open for nothing. Not while a message is being
+        answered, nor amid a send; and the route's greenlet, waiting for a message, is woken
+        to see the socket closed and return."""
+        with self._answering, self._send_lock:
+            self.close()  # code 1000, simple-websocket's default
+        self.ws.event.set()
+
+    # ----- client messages -------------------------------------------------------------
+
+    def _hello(self, raw: str | bytes) -> int | None:
+        """The viewer and ``after`` of the hello; None (refused, closed) for anything else."""
+        try:
+            message = decode_message(raw)
+            if not isinstance(message, dict) or message.get("type") != "hello":
+                raise bad_request("hello_expected", "the first message must be the hello")
+            unknown = sorted(set(message) - HELLO_FIELDS)
+            if unknown:
+                raise bad_request("invalid_body", f"the hello takes no field {unknown[0]!r}")
+            token, after = message.get("token"), message.get("after", 0)
+            if token is not None and (not isinstance(token, str) or not token):
+                raise bad_request("invalid_body", "token: a seat's token, as a string")
+            if type(after) is not int or not 0 <= after <= MAX_VERSION:
+                raise bad_request("invalid_body", f"after: an integer 0..{MAX_VERSION}")
+            self.authorization = None if token is None else f"Bearer {token}"
+            self.floe.rate_limiter.check(self.address, self.authorization)  # 429 first
+            self.viewer = self.floe.viewer(self.authorization)  # 401
+            self.viewer.reader_seat(self.meta.game_id)  # 403: another game's seat
+        except Exception as error:
+            self.refuse(None, *refusal(error))
+            self.close()
+            return None
+        return after
+
+    def _on_message(self, raw: str | bytes) -> None:
+        """An action, answered ``accepted`` or ``refused``; the message is read first only to
+        name its command id in the answer: the rate limit still refuses before anything."""
+        command_id: Any = None
+        try:
+            malformed: InvalidRequest | None = None
+            try:
+                message = decode_message(raw)
+            except InvalidRequest as error:
+                message, malformed = None, error
+            if isinstance(message, dict) and isinstance(message.get("command_id"), str):
+                command_id = message["command_id"]
+            self.floe.rate_limiter.check(self.address, self.authorization)  # 429 first
+            if malformed is not None:
+                raise malformed
+            kind = message.get("type") if isinstance(message, dict) else None
+            if kind == "hello":
+                raise bad_request("hello_expected", "this socket has said hello already")
+            if kind != "action":
+                raise bad_request(
+                    "invalid_body", 'a message is {"type": "action", ...} after the hello'
+                )
+            self.viewer.require_token()  # 401 (the game was found at the upgrade: 404)
+            body = {key: value for key, value in message.items() if key != "type"}
+            accepted = play_action(self.floe, self.meta, self.viewer, body)  # no ?wait=
+        except Exception as error:
+            self.refuse(command_id, *refusal(error))
+            return
+        self.send({"type": "accepted", "command_id": command_id, "version": accepted.version})
+
+    # ----- server messages -------------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> None:
+        """One message, whole: the route's greenlet and the follower's never interleave."""
+        text = json_codec.encode(message).decode()
+        with self._send_lock:
+            self.ws.send(text)
+
+    def refuse(self, command_id: str | None, status: int, error: dict[str, Any]) -> None:
+        self.send({"type": "refused", "command_id": command_id, "status": status, "error": error})
+
+    def _follow(self, after: int) -> None:
+        """Every event after ``after``, then each as it comes (the SSE stream's loop), and
+        the seat's legal actions after each batch while it is to act; the socket is closed
+        where the SSE stream would end."""
+        floe, meta = self.floe, self.meta
+        try:
+            latest = floe.repository.latest(meta)
+            over = latest.over
+            if over and after >= latest.version:  # nothing more will ever come
+                self.finish()
+                return
+            self._push_legal(after)
+            while self.ws.connected:
+                batch = floe.queries.follow(meta, after, FOLLOW_BLOCK_MS)
+                if not batch:
+                    if over:  # over, and nothing more came: the stream has ended
+                        self.finish()
+                        return
+                    continue
+                over = over or any(e.type == GAME_OVER for e in batch)
+                shown = floe.queries.shown(meta, batch, game_over=over)
+                receipts = floe.receipts.of_stored(batch)
+                for view, receipt in zip(shown, receipts, strict=True):
+                    self.send({"type": "event", "event": {**view, "receipt": receipt}})
+                after = batch[-1].version
+                if batch[-1].type == SEED_REVEALED:
+                    self.finish()  # nothing more will ever come
+                    return
+                self._push_legal(after)
+        except ConnectionClosed:
+            return
+        except Exception:
+            log.warning("socket of game %s: following failed", meta.game_id, exc_info=True)
+            self.close()  # the client reconnects with ``after``, and misses nothing
+
+    def _push_legal(self, shown: int) -> None:
+        """``legal_actions`` (GET legal-actions' query) to a seat to act, once per version,
+        and only for the version of the last event sent (a newer one waits for its event)."""
+        seat = self.viewer.seat_in(self.meta.game_id)
+        if seat is None:
+            return
+        state = self.floe.repository.latest(self.meta)
+        if state.version != shown or seat not in play.to_act(self.meta.rules, state):
+            return
+        legal = self.floe.queries.legal_actions(self.meta, self.viewer)
+        if legal["version"] != shown or legal["version"] == self._legal_pushed:
+            return
+        self._legal_pushed = legal["version"]
+        self.send({"type": "legal_actions", **legal})

@@ -1,0 +1,421 @@
+"""``GET /v1/games/{id}/socket`` against a real ``floe run``: whole games of each game played
+over two seats' sockets; every refusal the socket gives equal to what ``POST …/actions``
+gives for the same action; a spectator's socket showing what ``GET …/events`` shows; a
+dropped socket resumed with ``after``; a command id sent twice; no token in a URL; the hello
+deadline; and 200 idle sockets beside a prompt ``/v1/health``."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import queue
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.floe_run import FloeRun, call, floe_run
+from tests.support.socket_client import Message, Socket
+from tests.support.waiting import PROMPTLY
+
+pytestmark = pytest.mark.processes
+
+#: The hello deadline of the served app: short, so the test of it is quick (every other
+#: test says hello at once).
+HELLO_SECONDS = 2
+IDLE_SOCKETS = 200
+#: A ``?wait=`` for the HTTP calls that may cause a draw.
+WAIT = 30
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FloeRun]:
+    env = {
+        "FLOE_CONNECTIONS_PER_ADDRESS": "0",  # 200 sockets from one address
+        "FLOE_LONG_REQUESTS_PER_ADDRESS": str(IDLE_SOCKETS + 50),
+        "FLOE_SOCKET_HELLO_SECONDS": str(HELLO_SECONDS),
+    }
+    with floe_run(Path(tmp_path_factory.mktemp("socket")), env) as served:
+        yield served
+
+
+def create(run: FloeRun, game: str, options: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+    body = {"game": game, "players": [{"name": "a"}, {"name": "b"}], "options": options or {}}
+    status, created, _ = call(
+        run.port, "POST", f"/v1/games?wait={WAIT}", body, timeout=WAIT + PROMPTLY
+    )
+    assert status == 201, created
+    return created["id"], [seat["token"] for seat in created["seats"]]
+
+
+def events_of(run: FloeRun, game_id: str, token: str | None = None) -> list[Message]:
+    status, page, _ = call(run.port, "GET", f"/v1/games/{game_id}/events?limit=10000", token=token)
+    assert status == 200, page
+    events: list[Message] = page["events"]
+    return events
+
+
+def view_of(run: FloeRun, game_id: str) -> Message:
+    status, view, _ = call(run.port, "GET", f"/v1/games/{game_id}")
+    assert status == 200, view
+    shown: Message = view
+    return shown
+
+
+def without_receipts(events: list[Message]) -> list[Message]:
+    return [{k: v for k, v in e.items() if k != "receipt"} for e in events]
+
+
+def post_raw(run: FloeRun, game_id: str, raw: bytes, token: str | None) -> tuple[int, str]:
+    """``POST …/actions`` with ``raw`` as the body: its status and error code."""
+    connection = http.client.HTTPConnection("127.0.0.1", run.port, timeout=PROMPTLY)
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        connection.request("POST", f"/v1/games/{game_id}/actions", raw, headers)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())["error"]["code"]
+    finally:
+        connection.close()
+
+
+def upgrade(run: FloeRun, path: str) -> tuple[int, Any]:
+    """A WebSocket upgrade request as HTTP: the status and JSON body of a refusal."""
+    connection = http.client.HTTPConnection("127.0.0.1", run.port, timeout=PROMPTLY)
+    headers = {
+        "Connection": "Upgrade",
+        "Upgrade": "websocket",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+    }
+    try:
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+    finally:
+        connection.close()
+
+
+# ----- whole games --------------------------------------------------------------------------
+
+GAMES = [
+    ("arktia", {"turn_limit": 6}),
+    ("iceberg", {}),
+    ("ice-breakers", {"intro": True}),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "options"), GAMES, ids=[g for g, _ in GAMES])
+def test_a_whole_game_is_played_over_two_seats_sockets(
+    run: FloeRun, game: str, options: dict[str, Any]
+) -> None:
+    game_id, tokens = create(run, game, options)
+    inbox: queue.Queue[tuple[Any, Message | None]] = queue.Queue()
+    sockets = [Socket(run.port, game_id, sink=inbox, tag=seat) for seat in (0, 1)]
+    for seat, socket in enumerate(sockets):
+        socket.hello(tokens[seat])
+    rng = random.Random(game)
+    over_seen: set[int] = set()
+    moves = 0
+    while len(over_seen) < 2:
+        seat, message = inbox.get(timeout=PROMPTLY)
+        if message is None:  # the server closes a seat's socket once its stream has ended
+            assert seat in over_seen, f"seat {seat}'s socket closed before the game_over"
+            continue
+        if message["type"] == "event" and message["event"]["type"] == "game_over":
+            over_seen.add(seat)
+        elif message["type"] == "legal_actions" and message["actions"]:
+            action = rng.choice(message["actions"])
+            sockets[seat].act(action, message["version"], f"{seat}-{message['version']}")
+            moves += 1
+        elif message["type"] == "refused":
+            # two seats to act at once: the one that moves second moved on a stale version
+            assert message["error"]["code"] == "version_conflict", message
+    view = view_of(run, game_id)
+    assert view["status"] == "over" and moves > 0
+    stored = events_of(run, game_id)
+    for socket in sockets:
+        seen = socket.events()
+        versions = [e["version"] for e in seen]
+        assert versions == list(range(1, len(seen) + 1)), "every event once, in order"
+        assert [e["type"] for e in seen] == [e["type"] for e in stored[: len(seen)]]
+        assert all("receipt" in e for e in seen)
+        socket.close()
+
+
+# ----- refusals -----------------------------------------------------------------------------
+
+
+def test_every_refusal_equals_what_post_actions_answers(run: FloeRun) -> None:
+    game_id, tokens = create(run, "arktia")
+    movers = [Socket(run.port, game_id) for _ in (0, 1)]
+    for seat, socket in enumerate(movers):
+        socket.hello(tokens[seat])
+    legal = movers[0].until(lambda m: m["type"] == "legal_actions")
+    version, good = legal["version"], legal["actions"][0]
+    mover = 0
+    assert mover in view_of(run, game_id)["to_act"]
+    cases: list[tuple[int, Any]] = [
+        (0, {"action": good, "expected_version": version + 5}),  # stale: 409
+        (1, {"action": good, "expected_version": version}),  # not this seat's turn: 403
+        (0, {"action": {**good, "tile": [40, 40]}, "expected_version": version}),  # illegal
+        (0, {"action": {"type": "place"}, "expected_version": version}),  # fields missing
+        (0, {"action": {"type": "fly"}, "expected_version": version}),  # no such action
+        (0, {"action": good, "expected_version": "one"}),  # schema: 400
+        (0, {"action": good}),  # schema: no version
+        (0, {"action": good, "expected_version": version, "signature": "ab" * 64}),  # 400
+    ]
+    expected_statuses = set()
+    for n, (seat, fields) in enumerate(cases):
+        command_id = f"bad-{n}"
+        body = {**fields, "command_id": command_id}
+        movers[seat].send({"type": "action", **body})
+        answer = movers[seat].answer(command_id)
+        over_http = post_raw(run, game_id, json.dumps(body).encode(), tokens[seat])
+        assert answer["type"] == "refused", (fields, answer)
+        assert (answer["status"], answer["error"]["code"]) == over_http, fields
+        expected_statuses.add(answer["status"])
+    assert {400, 403, 409, 422} <= expected_statuses
+
+    # Not JSON: 400 malformed_json either way.
+    movers[0].send("{not json")
+    malformed = movers[0].until(lambda m: m["type"] == "refused")
+    assert (malformed["status"], malformed["error"]["code"]) == post_raw(
+        run, game_id, b"{not json", tokens[0]
+    )
+    # A message of no known type: 400 invalid_body.
+    movers[0].send({"type": "dance", "command_id": "dance"})
+    assert movers[0].answer("dance")["error"]["code"] == "invalid_body"
+
+    # A spectator's socket acting: 401 missing_token, as a POST without a token.
+    spectator = Socket(run.port, game_id)
+    spectator.hello()
+    spectator.act(good, version, "anon")
+    anon = spectator.answer("anon")
+    assert (anon["status"], anon["error"]["code"]) == post_raw(
+        run,
+        game_id,
+        json.dumps({"action": good, "expected_version": version, "command_id": "anon"}).encode(),
+        None,
+    )
+    assert anon["status"] == 401
+
+    # An unknown token: refused as HTTP refuses it, and the socket is closed.
+    stranger = Socket(run.port, game_id)
+    stranger.hello(f"{game_id}.0.not-the-secret")
+    unknown = stranger.next()
+    body = {"action": good, "expected_version": version, "command_id": "x"}
+    assert (unknown["status"], unknown["error"]["code"]) == post_raw(
+        run, game_id, json.dumps(body).encode(), f"{game_id}.0.not-the-secret"
+    )
+    assert unknown["status"] == 401 and stranger.closed_by_server()
+
+    # Nothing refused was written: the game is where it was.
+    assert view_of(run, game_id)["version"] == version
+    for socket in (*movers, spectator):
+        socket.close()
+
+
+def test_the_same_command_id_twice_is_answered_the_same_and_appended_once(run: FloeRun) -> None:
+    game_id, tokens = create(run, "arktia")
+    socket = Socket(run.port, game_id)
+    socket.hello(tokens[0])
+    legal = socket.until(lambda m: m["type"] == "legal_actions")
+    for _ in range(2):
+        socket.act(legal["actions"][0], legal["version"], "once")
+    first, second = socket.answer("once"), socket.answer("once")
+    assert (
+        first
+        == second
+        == {"type": "accepted", "command_id": "once", "version": legal["version"] + 1}
+    )
+    # A different request under the same id: 422 command_id_reused, as over HTTP.
+    socket.act(legal["actions"][1], legal["version"], "once")
+    reused = socket.answer("once")
+    assert (reused["status"], reused["error"]["code"]) == (422, "command_id_reused")
+    stored = events_of(run, game_id)
+    assert [e["command_id"] for e in stored].count("once") == 1
+    socket.close()
+
+
+# ----- what a socket shows ------------------------------------------------------------------
+
+
+def test_a_spectators_socket_shows_what_get_events_shows_them(run: FloeRun) -> None:
+    """Iceberg's face-down tiles are hidden from spectators before the end."""
+    game_id, tokens = create(run, "iceberg")
+    players = [Socket(run.port, game_id) for _ in (0, 1)]
+    for seat, socket in enumerate(players):
+        socket.hello(tokens[seat])
+    rng = random.Random(3)
+    for _ in range(6):  # a few moves, the game far from over
+        view = view_of(run, game_id)
+        if not view["to_act"]:
+            break
+        seat, version = view["to_act"][0], view["version"]
+        legal = players[seat].until(
+            lambda m, v=version: m["type"] == "legal_actions" and m["version"] >= v
+        )
+        players[seat].act(rng.choice(legal["actions"]), legal["version"], f"m{legal['version']}")
+        assert players[seat].answer(f"m{legal['version']}")["type"] == "accepted"
+    view = view_of(run, game_id)
+    assert view["status"] != "over"
+    spectator = Socket(run.port, game_id)
+    spectator.hello()
+    spectator.until(lambda m: m["type"] == "event" and m["event"]["version"] == view["version"])
+    shown = events_of(run, game_id)
+    assert without_receipts(spectator.events()) == shown[: view["version"]]
+    hidden = [
+        e for e in spectator.events() if e["type"] == "random" and e["data"]["label"] == "tiles"
+    ]
+    assert hidden and all(e["data"]["outcome"] is None for e in hidden), "face-down tiles masked"
+    # A seat's socket shows it the same events (the log's masks are every viewer's).
+    assert (
+        without_receipts(players[0].events())
+        == events_of(run, game_id, tokens[0])[: len(players[0].events())]
+    )
+    for socket in (*players, spectator):
+        socket.close()
+
+
+def test_a_dropped_socket_resumed_with_after_loses_nothing_and_doubles_nothing(
+    run: FloeRun,
+) -> None:
+    game_id, tokens = create(run, "arktia")
+    first = Socket(run.port, game_id)
+    first.hello(tokens[0])
+    legal = first.until(lambda m: m["type"] == "legal_actions")
+    first.act(legal["actions"][0], legal["version"], "before")
+    assert first.answer("before")["type"] == "accepted"
+    first.until(lambda m: m["type"] == "event" and m["event"]["version"] == legal["version"] + 1)
+    first.close()  # dropped
+    had = first.events()
+    # Moves go on meanwhile, over HTTP.
+    rng = random.Random(5)
+    for _ in range(4):
+        view = view_of(run, game_id)
+        seat = view["to_act"][0]
+        _, options, _ = call(
+            run.port, "GET", f"/v1/games/{game_id}/legal-actions", token=tokens[seat]
+        )
+        body = {
+            "action": rng.choice(options["actions"]),
+            "expected_version": options["version"],
+            "command_id": f"h{options['version']}",
+        }
+        status, answer, _ = call(
+            run.port, "POST", f"/v1/games/{game_id}/actions", body, token=tokens[seat]
+        )
+        assert status == 201, answer
+    now = view_of(run, game_id)["version"]
+    again = Socket(run.port, game_id)
+    again.hello(tokens[0], after=had[-1]["version"])
+    again.until(lambda m: m["type"] == "event" and m["event"]["version"] == now)
+    resumed = again.events()
+    assert [e["version"] for e in resumed] == list(range(had[-1]["version"] + 1, now + 1))
+    assert without_receipts(had + resumed) == events_of(run, game_id, tokens[0])
+    again.close()
+
+
+# ----- the socket's edges -------------------------------------------------------------------
+
+
+def test_a_token_in_the_url_is_refused_before_the_upgrade(run: FloeRun) -> None:
+    game_id, tokens = create(run, "arktia")
+    status, body = upgrade(run, f"/v1/games/{game_id}/socket?token={tokens[0]}")
+    assert (status, body["error"]["code"]) == (400, "token_in_url")
+    status, body = upgrade(run, f"/v1/games/{game_id}/socket?after=3")
+    assert (status, body["error"]["code"]) == (400, "invalid_query")
+    status, body = upgrade(run, "/v1/games/0000000000000000/socket")
+    assert (status, body["error"]["code"]) == (404, "game_not_found")
+    status, _ = upgrade(run, f"/v1/games/{game_id}/socket")
+    assert status == 101
+
+
+def test_a_socket_that_says_no_hello_is_refused_and_closed(run: FloeRun) -> None:
+    game_id, _ = create(run, "arktia")
+    silent = Socket(run.port, game_id)
+    refused = silent.next()  # the server's deadline, not the test's
+    assert refused == {
+        "type": "refused",
+        "command_id": None,
+        "status": 408,
+        "error": {"code": "hello_timeout", "message": refused["error"]["message"]},
+    }
+    assert silent.closed_by_server()
+    late = Socket(run.port, game_id)
+    late.act({"type": "pass"}, 1, "first")  # an action before the hello
+    assert late.next()["error"]["code"] == "hello_expected"
+    assert late.closed_by_server()
+
+
+def test_idle_sockets_do_not_stop_health_answering(run: FloeRun) -> None:
+    game_id, _ = create(run, "arktia")
+    idle = []
+    for _ in range(IDLE_SOCKETS):
+        idle.append(Socket(run.port, game_id))
+        idle[-1].hello()  # at once: the hello deadline here is short
+    for socket in idle:  # each is open and caught up: it has the game's first event
+        socket.until(lambda m: m["type"] == "event")
+    status, health, _ = call(run.port, "GET", "/v1/health")
+    assert status == 200 and health["status"] == "ok"
+    for socket in idle:
+        socket.close()
+
+
+def test_a_socket_holds_a_long_request_and_each_message_is_charged(tmp_path: Path) -> None:
+    """One long request per address: a second socket is 429 ``too_many_streams`` before the
+    upgrade. Five requests per token: the hello and each action count, as HTTP's do."""
+    env = {
+        "FLOE_LONG_REQUESTS_PER_ADDRESS": "1",
+        "FLOE_RATE_LIMIT_PER_TOKEN": "5",
+        "FLOE_RATE_LIMIT_WINDOW_SECONDS": "3600",
+    }
+    with floe_run(tmp_path, env) as served:
+        game_id, tokens = create(served, "arktia")
+        socket = Socket(served.port, game_id)
+        socket.hello(tokens[0])  # 1
+        status, body = upgrade(served, f"/v1/games/{game_id}/socket")
+        assert (status, body["error"]["code"]) == (429, "too_many_streams")
+        answers = []
+        for n in range(5):  # 2..5 are refused as unknown; the 6th is over the limit
+            socket.act({"type": "pass"}, 999, f"c{n}")
+            answers.append(socket.answer(f"c{n}"))
+        assert [a["status"] for a in answers] == [400, 400, 400, 400, 429]
+        assert answers[-1]["error"]["code"] == "rate_limited"
+        assert post_raw(served, game_id, b"{}", tokens[0]) == (429, "rate_limited")
+        socket.close()
+        status, _ = upgrade(served, f"/v1/games/{game_id}/socket")
+        assert status in (101, 429)  # the slot comes back once the server sees the close
+
+
+def test_a_finished_games_socket_is_closed_after_its_last_event(run: FloeRun) -> None:
+    """Where the SSE stream ends (after ``seed_revealed``), the server closes the socket,
+    1000, rather than hold it open: for the seat whose move ended the game (answered first),
+    for a socket opened on the finished game, and for one that has every event already."""
+    game_id, tokens = create(run, "arktia")
+    version = view_of(run, game_id)["version"]
+    seat = Socket(run.port, game_id)
+    seat.hello(tokens[0])
+    seat.act({"type": "resign"}, version, "resign")  # the other seat wins at once
+    assert seat.answer("resign")["type"] == "accepted"
+    assert seat.closed_by_server()
+    assert seat.ws.close_reason == 1000
+    events = seat.events()
+    assert events[-1]["type"] == "seed_revealed"
+    stored = events_of(run, game_id, tokens[0])
+    assert [(e["version"], e["type"]) for e in events] == [
+        (e["version"], e["type"]) for e in stored
+    ]  # (shown while live: without the hashes a finished game's events carry)
+    late = Socket(run.port, game_id)
+    late.hello()
+    assert late.closed_by_server() and late.ws.close_reason == 1000
+    assert without_receipts(late.events()) == events_of(run, game_id)
+    caught_up = Socket(run.port, game_id)
+    caught_up.hello(tokens[1], after=events[-1]["version"])
+    assert caught_up.closed_by_server() and caught_up.ws.close_reason == 1000
+    assert caught_up.seen == []
