@@ -15,6 +15,7 @@ from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from domain.engine.errors import GameError
+from service.api.page_answers import not_found_page, wants_a_page
 from service.errors import (
     CommandReused,
     Conflict,
@@ -147,9 +148,6 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def werkzeug_error(error: HTTPException) -> Response:
         status = error.code or 500
-        # (Imported here: the pages import ``service.api.http``, which imports this module.)
-        from service.api.pages import not_found_page, wants_a_page
-
         if status == 404 and wants_a_page():
             return not_found_page()  # a person at a browser: a page with the way back
         code = _HTTP_CODES.get(status, "http_error")

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, request, send_from_directory
+from flask import Blueprint, Response, abort, request, send_from_directory
 from markupsafe import Markup
 
 from service.api.http import RECORD_ID, current_floe
+from service.api.page_answers import page
 from service.api.rules import rules_html, rules_titles
 from service.errors import NotFound
 
@@ -45,45 +45,8 @@ pages = Blueprint("pages", __name__, template_folder=str(TEMPLATES))
 #: The pages' own files; nothing else under service/web is served.
 ASSETS = frozenset(p.name for p in STATIC.iterdir() if p.suffix in {".css", ".js", ".svg"})
 ASSET_MAX_AGE = 300
-#: Everything the pages load comes from Floe itself; nothing runs inline.
-POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
-    "frame-ancestors 'none'; form-action 'self'"
-)
 #: A game id as the API makes them; anything else is 404 before a page is sent.
 ID_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
-
-
-def _page(name: str, **context: Any) -> Response:
-    """A page: its template (which extends ``base.html``, the frame every page shares)."""
-    response = Response(render_template(name, **context), mimetype="text/html")
-    response.headers["Cache-Control"] = "no-cache"
-    response.headers["Content-Security-Policy"] = POLICY
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
-
-
-#: Where every answer is the API's (JSON, even a 404): never a page.
-API_PREFIXES = ("/v1/", "/docs", "/openapi.", "/web/")
-
-
-def wants_a_page() -> bool:
-    """Whether this request's 404 should be the page rather than the API's JSON: a path of
-    the pages' (not the API's), asked for by a client preferring HTML to JSON, as browsers
-    do. No ``Accept`` (or ``*/*``) prefers neither: JSON, as ever."""
-    if request.path == "/v1" or request.path.startswith(API_PREFIXES):
-        return False
-    accepted = request.accept_mimetypes
-    return accepted.quality("text/html") > accepted.quality("application/json")
-
-
-def not_found_page() -> Response:
-    """The 404 page: what was asked for does not exist here, and the way back."""
-    response = _page("not_found.html", path=request.path)
-    response.status_code = 404
-    return response
 
 
 def _check_id(game_id: str) -> None:
@@ -93,24 +56,24 @@ def _check_id(game_id: str) -> None:
 
 @pages.get("/")
 def lobby() -> Response:
-    return _page("lobby.html")
+    return page("lobby.html")
 
 
 @pages.get("/games/<game_id>")
 def game(game_id: str) -> Response:
     _check_id(game_id)
-    return _page("game.html")
+    return page("game.html")
 
 
 @pages.get("/games/<game_id>/replay")
 def game_replay(game_id: str) -> Response:
     _check_id(game_id)
-    return _page("replay.html")
+    return page("replay.html")
 
 
 @pages.get("/replay")
 def upload() -> Response:
-    return _page("upload.html")
+    return page("upload.html")
 
 
 @pages.get("/tournaments/<tournament_id>")
@@ -124,12 +87,12 @@ def tournament(tournament_id: str) -> Response:
         document = floe.tournaments.get(tournament_id)
     except NotFound:
         abort(404)
-    return _page("tournament.html", t=document)
+    return page("tournament.html", t=document)
 
 
 @pages.get("/rules")
 def rules_index() -> Response:
-    return _page("rules.html", games=rules_titles(), game=None, rules=None)
+    return page("rules.html", games=rules_titles(), game=None, rules=None)
 
 
 @pages.get("/rules/<game>")
@@ -139,7 +102,7 @@ def rules(game: str) -> Response:
     html = rules_html(game) if game in titles else None
     if html is None:
         abort(404)
-    return _page("rules.html", games=titles, game=game, title=titles[game], rules=Markup(html))
+    return page("rules.html", games=titles, game=game, title=titles[game], rules=Markup(html))
 
 
 @pages.get("/web/<name>")

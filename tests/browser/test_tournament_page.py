@@ -20,7 +20,8 @@ from playwright.sync_api import Page, Route, expect
 
 from domain.tournament import v1
 from domain.tournament.standings import GameResult, as_json_number
-from service.api.pages import POLICY, pages
+from service.api.page_answers import POLICY
+from service.api.pages import pages
 from tests.support.browser import (
     PHONE,
     Contexts,

@@ -23,7 +23,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api.app import STRICT_POLICY
-from service.api.pages import POLICY as PAGE_POLICY
+from service.api.page_answers import POLICY as PAGE_POLICY
 from service.api.schemas.names import check_entered_name
 from service.errors import InvalidRequest
 from service.run.supervisor import run as floe_run

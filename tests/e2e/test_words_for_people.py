@@ -17,7 +17,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain.games import GAMES
-from service.api.pages import POLICY as PAGE_POLICY
+from service.api.page_answers import POLICY as PAGE_POLICY
 from service.api.rules import render
 from tests.support.api import ORGANIZER, Game, bearer
 
