@@ -11,14 +11,12 @@ Registered only when ``FLOE_BENCH_ROUTES=1``; never in a normal deployment.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 from simple_websocket import ConnectionClosed, Server
 
-if TYPE_CHECKING:
-    from _typeshed.wsgi import StartResponse, WSGIEnvironment
+from service.api.socket import Handled
 
 bench = Blueprint("bench", __name__, url_prefix="/bench")
 STREAM = "floe:bench:bare"
@@ -38,25 +36,6 @@ def bare_xadd() -> Response:
     return jsonify({"ok": True})
 
 
-class _Upgraded(Response):
-    """The WSGI answer of a socket that has been served and closed: nothing more to write.
-
-    Under gunicorn the connection is the socket's, so the worker is told to drop it
-    (``StopIteration``, as flask-sock does); under any other server, an empty body.
-    """
-
-    def __init__(self, mode: str) -> None:
-        super().__init__()
-        self.mode = mode
-
-    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
-        if self.mode == "gunicorn":
-            raise StopIteration
-        if self.mode == "werkzeug":
-            return super().__call__(environ, start_response)
-        return []
-
-
 #: ``websocket=True``: werkzeug matches an upgrade request only to a rule that says so (400).
 @bench.get("/socket", websocket=True)
 def bare_socket() -> Response:
@@ -69,4 +48,4 @@ def bare_socket() -> Response:
         ws.close()
     except ConnectionClosed:
         pass  # the client closed it: nothing left to send
-    return _Upgraded(ws.mode)
+    return Handled(ws.mode)

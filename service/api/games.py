@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from typing import Any
 
 from flask import Blueprint, Response, request
@@ -155,8 +155,6 @@ def post_decision(game_id: str) -> Response:
 
 def _waiting(seconds: int) -> AbstractContextManager[None]:
     """A long-request slot for a ``?wait=`` that may wait (429 ``too_many_streams``)."""
-    if seconds <= 0:
-        return nullcontext()
     return current_floe().long_requests.holding(request.remote_addr, seconds)
 
 

@@ -54,8 +54,6 @@ def play_action(
         wait_seconds=wait_seconds,
         signature=signature,
     )
-    if wait_seconds <= 0:
-        return floe.commands.play(meta, command)
     with floe.long_requests.holding(address, wait_seconds):
         return floe.commands.play(meta, command)
 

@@ -27,19 +27,27 @@ closes the socket, 1000: nothing more will ever come.
 (``FLOE_LONG_REQUESTS_PER_ADDRESS``, 429 ``too_many_streams``) for at most
 ``FLOE_SOCKET_MAX_SECONDS``; every message is charged to the rate limits as one request; a
 message may be as large as a request body (``max_body_bytes``; larger closes the socket with
-1009); a socket that answers no ping within ``FLOE_SOCKET_PING_SECONDS`` is closed.
+1009); a socket that answers no ping within ``FLOE_SOCKET_PING_SECONDS`` is closed. A client
+that stops reading is dropped once a send has waited ``SEND_SECONDS``; one that sends faster
+than it is answered, once ``MAX_WAITING_MESSAGES`` wait (1008).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 from simple_websocket import ConnectionClosed, Server
+from simple_websocket import ConnectionError as HandshakeFailed
+from werkzeug.exceptions import BadRequest
+from wsproto.frame_protocol import CloseReason
+from wsproto.utilities import ProtocolError
 
 from domain.engine import play
 from domain.engine.types import GAME_OVER, SEED_REVEALED
@@ -59,16 +67,35 @@ socket_v1 = Blueprint("socket_v1", __name__, url_prefix="/v1")
 HELLO_FIELDS = frozenset({"type", "token", "after"})
 #: How often a follower looks up from its wait to see whether its socket is still open.
 FOLLOW_BLOCK_MS = 5_000
+#: How long one send may wait for the client to read: the gunicorn socket has no timeout of
+#: its own, and a client that stops reading would otherwise pin the socket (and its
+#: long-request slot) forever once the TCP buffer fills. Past it, the client is dropped.
+SEND_SECONDS = 5.0
+#: Messages the reader may hold unanswered (simple-websocket's buffer has no cap of its
+#: own); past it the socket is closed 1008, so a flood cannot grow memory without bound.
+MAX_WAITING_MESSAGES = 32
+#: How long the route waits for its follower to end once the socket is done (a follower
+#: in its wait for events ends at its next look-up, sending nothing: the socket is closed).
+JOIN_SECONDS = 1.0
 
 
-class _Handled(Response):
-    """What the route returns once the socket is done: gunicorn must write nothing more on
-    a connection that is no longer HTTP (its async workers treat ``StopIteration`` from the
-    app as 'already handled, close'); Werkzeug's dev server is given an empty answer."""
+class Handled(Response):
+    """The WSGI answer of a socket that has been served and closed: nothing more to write.
 
-    def __call__(self, environ: Any, start_response: Any) -> Any:
-        if "gunicorn.socket" in environ:
+    Under gunicorn the connection is the socket's, so the worker is told to drop it
+    (``StopIteration``, as flask-sock does: 'already handled, close'); Werkzeug's dev
+    server is given an empty answer; any other server, an empty body.
+    """
+
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+
+    def __call__(self, environ: Any, start_response: Any) -> Iterable[bytes]:
+        if self.mode == "gunicorn":
             raise StopIteration
+        if self.mode == "werkzeug":
+            return super().__call__(environ, start_response)
         return []
 
 
@@ -86,16 +113,21 @@ def live_socket(game_id: str) -> Response:
     settings = floe.settings
     hold = floe.long_requests.acquire(request.remote_addr, settings.socket_max_seconds)
     try:
-        ws = Server(
-            request.environ,
-            ping_interval=settings.socket_ping_seconds,
-            max_message_size=settings.max_body_bytes,
-        )
+        try:
+            ws = Server(
+                request.environ,
+                ping_interval=settings.socket_ping_seconds,
+                max_message_size=settings.max_body_bytes,
+            )
+        except (ProtocolError, HandshakeFailed) as error:  # nothing was written yet
+            raise BadRequest(f"not a valid WebSocket upgrade: {error}") from error
+        # Sends only: the reader (pinging, so it selects before each recv) never times out.
+        ws.sock.settimeout(SEND_SECONDS)
         LiveSocket(floe, ws, meta, request.remote_addr).serve()
     finally:
         if hold is not None:
             hold.release()
-    return _Handled()
+    return Handled(ws.mode)
 
 
 def decode_message(raw: str | bytes) -> Any:
@@ -127,10 +159,15 @@ class LiveSocket:
         #: append and its ``accepted`` (the last move of a game is answered too).
         self._answering = threading.Lock()
         self._legal_pushed = -1
+        #: Set once the route is done: the follower stops at its next look-up.
+        self._done = threading.Event()
 
     def serve(self) -> None:
+        """The hello, then each message until the client closes, the socket is dropped or
+        ``FLOE_SOCKET_MAX_SECONDS`` pass; the follower is stopped and joined on the way out."""
         settings = self.floe.settings
         deadline = time.monotonic() + settings.socket_max_seconds
+        follower: threading.Thread | None = None
         try:
             raw = self.ws.receive(timeout=settings.socket_hello_seconds)
             if raw is None:
@@ -147,25 +184,46 @@ class LiveSocket:
                 if left <= 0:
                     break
                 raw = self.ws.receive(timeout=left)
+                if len(self.ws.input_buffer) > MAX_WAITING_MESSAGES:
+                    self.close(CloseReason.POLICY_VIOLATION, "too many messages waiting")
+                    break
                 if raw is not None:
                     with self._answering:
                         self._on_message(raw)
-        except ConnectionClosed:
+        except (ConnectionClosed, OSError):  # closed, reset, or a send timed out: dropped
             pass
         finally:
             self.close()
+            self._done.set()
+            self.ws.event.set()
+            if follower is not None:
+                follower.join(JOIN_SECONDS)
 
-    def close(self) -> None:
-        if self.ws.connected:
-            with contextlib.suppress(ConnectionClosed, OSError):
-                self.ws.close()
+    def close(self, reason: int | None = None, message: str | None = None) -> None:
+        """Close the socket (1000 unless ``reason``), between two sends, never amid one. A
+        close frame that cannot be written (the client reads nothing) drops the connection."""
+        with self._send_lock:
+            if not self.ws.connected:
+                return
+            try:
+                self.ws.close(reason, message)
+            except (ConnectionClosed, OSError):
+                self._drop()
+
+    def _drop(self) -> None:
+        """Give up on the connection without a close frame: the shutdown ends the reader
+        (its recv sees the end), which closes the socket, and the route is woken."""
+        self.ws.connected = False
+        with contextlib.suppress(OSError):
+            self.ws.sock.shutdown(socket.SHUT_RDWR)
+        self.ws.event.set()
 
     def finish(self) -> None:
         """Close the socket, 1000, once a finished game's stream has ended, rather than hold
         it (and its long-request slot) open for nothing. Not while a message is being
         answered, nor amid a send; and the route's greenlet, waiting for a message, is woken
         to see the socket closed and return."""
-        with self._answering, self._send_lock:
+        with self._answering:
             self.close()  # code 1000, simple-websocket's default
         self.ws.event.set()
 
@@ -208,6 +266,7 @@ class LiveSocket:
             if isinstance(message, dict) and isinstance(message.get("command_id"), str):
                 command_id = message["command_id"]
             self.floe.rate_limiter.check(self.address, self.authorization)  # 429 first
+            self.viewer.require_token()  # 401 before any 400, as HTTP (404: at the upgrade)
             if malformed is not None:
                 raise malformed
             kind = message.get("type") if isinstance(message, dict) else None
@@ -217,7 +276,6 @@ class LiveSocket:
                 raise bad_request(
                     "invalid_body", 'a message is {"type": "action", ...} after the hello'
                 )
-            self.viewer.require_token()  # 401 (the game was found at the upgrade: 404)
             body = {key: value for key, value in message.items() if key != "type"}
             accepted = play_action(self.floe, self.meta, self.viewer, body)  # no ?wait=
         except Exception as error:
@@ -231,7 +289,11 @@ class LiveSocket:
         """One message, whole: the route's greenlet and the follower's never interleave."""
         text = json_codec.encode(message).decode()
         with self._send_lock:
-            self.ws.send(text)
+            try:
+                self.ws.send(text)
+            except OSError:  # reset, broken pipe, or SEND_SECONDS passed: dropped
+                self._drop()
+                raise
 
     def refuse(self, command_id: str | None, status: int, error: dict[str, Any]) -> None:
         self.send({"type": "refused", "command_id": command_id, "status": status, "error": error})
@@ -248,7 +310,7 @@ class LiveSocket:
                 self.finish()
                 return
             self._push_legal(after)
-            while self.ws.connected:
+            while self.ws.connected and not self._done.is_set():
                 batch = floe.queries.follow(meta, after, FOLLOW_BLOCK_MS)
                 if not batch:
                     if over:  # over, and nothing more came: the stream has ended
@@ -265,11 +327,11 @@ class LiveSocket:
                     self.finish()  # nothing more will ever come
                     return
                 self._push_legal(after)
-        except ConnectionClosed:
-            return
+        except (ConnectionClosed, OSError):  # the client went away: nothing failed
+            self.ws.event.set()
         except Exception:
             log.warning("socket of game %s: following failed", meta.game_id, exc_info=True)
-            self.close()  # the client reconnects with ``after``, and misses nothing
+            self.finish()  # closed, the route woken: the client resumes with ``after``
 
     def _push_legal(self, shown: int) -> None:
         """``legal_actions`` (GET legal-actions' query) to a seat to act, once per version,

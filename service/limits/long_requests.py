@@ -236,7 +236,11 @@ class LongRequestSlots:
 
     @contextmanager
     def holding(self, address: str | None, seconds: float) -> Iterator[None]:
-        """Hold a slot for the body of the ``with``."""
+        """Hold a slot for the body of the ``with``; nothing for ``seconds`` <= 0 (a request
+        that will not wait is no long request)."""
+        if seconds <= 0:
+            yield
+            return
         hold = self.acquire(address, seconds)
         try:
             yield

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from wsproto.events import TextMessage
 
 from tests.support.floe_run import FloeRun, call, floe_run
 from tests.support.socket_client import Message, Socket
@@ -419,3 +420,57 @@ def test_a_finished_games_socket_is_closed_after_its_last_event(run: FloeRun) ->
     caught_up.hello(tokens[1], after=events[-1]["version"])
     assert caught_up.closed_by_server() and caught_up.ws.close_reason == 1000
     assert caught_up.seen == []
+
+
+# ----- hardening ----------------------------------------------------------------------------
+
+
+def test_a_spectators_message_that_is_not_json_is_401_first_as_over_http(run: FloeRun) -> None:
+    """HTTP's order: 401 ``missing_token`` outranks the 400 of a body that is not JSON."""
+    game_id, _ = create(run, "arktia")
+    spectator = Socket(run.port, game_id)
+    spectator.hello()
+    spectator.send("{not json")
+    refused = spectator.until(lambda m: m["type"] == "refused")
+    over_http = post_raw(run, game_id, b"{not json", None)
+    assert (refused["status"], refused["error"]["code"]) == over_http == (401, "missing_token")
+    spectator.close()
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Sec-WebSocket-Version": "13"},  # no Sec-WebSocket-Key
+        {"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "8"},
+    ],
+    ids=["no-key", "bad-version"],
+)
+def test_a_malformed_upgrade_is_400_not_500(run: FloeRun, headers: dict[str, str]) -> None:
+    game_id, _ = create(run, "arktia")
+    connection = http.client.HTTPConnection("127.0.0.1", run.port, timeout=PROMPTLY)
+    try:
+        connection.request(
+            "GET",
+            f"/v1/games/{game_id}/socket",
+            headers={"Connection": "Upgrade", "Upgrade": "websocket", **headers},
+        )
+        response = connection.getresponse()
+        status, body = response.status, json.loads(response.read())
+    finally:
+        connection.close()
+    assert (status, body["error"]["code"]) == (400, "http_error"), body
+    # The slot it held came back, and the server still answers.
+    assert call(run.port, "GET", "/v1/health")[0] == 200
+
+
+def test_a_flood_of_messages_closes_the_socket_1008(run: FloeRun) -> None:
+    """Messages arriving faster than they are answered: past ``MAX_WAITING_MESSAGES`` waiting,
+    the socket is closed (policy violation) rather than buffer them without bound."""
+    game_id, _ = create(run, "arktia")
+    flooder = Socket(run.port, game_id)
+    flooder.hello()
+    flooder.until(lambda m: m["type"] == "event")
+    frame = flooder.ws.ws.send(TextMessage(data="x"))
+    flooder.ws.sock.sendall(frame * 500)  # one write: the server reads them at once
+    assert flooder.closed_by_server()
+    assert flooder.ws.close_reason == 1008
