@@ -24,9 +24,11 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -258,8 +260,18 @@ def test_readme_names_no_outside_files_and_no_fixed_port() -> None:
         assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
 
 
+@pytest.fixture
+def short_dir() -> Iterator[Path]:
+    """A working directory with a short path: the service block keeps its Redis socket in
+    ``.floe-data/redis/redis.sock`` under it, and a Unix socket's path is capped at 107 bytes,
+    which pytest's own temporary directories pass once their numbers grow."""
+    with tempfile.TemporaryDirectory(prefix="floe-readme-") as made:
+        yield Path(made)
+
+
 @pytest.mark.processes
-def test_the_readme_blocks_run_as_written_against_floe_run(tmp_path: Path) -> None:
+def test_the_readme_blocks_run_as_written_against_floe_run(short_dir: Path) -> None:
+    tmp_path = short_dir
     blocks, done = run_tour(README.read_text(encoding="utf-8"), tmp_path)
     transcript = done.stdout
     steps = [step_number(block) for block in blocks]
