@@ -38,25 +38,14 @@ class Shot:
     ready: str  # "lobby", "game", "replay <version>" or "tournament"
 
 
-def settled(floe: Floe, game_id: str) -> dict[str, Any]:
-    """The game's view once no draw is pending (a seat is to act, or it is over)."""
-    view: dict[str, Any] = wait_for(
-        lambda: floe.ok("GET", f"/v1/games/{game_id}"),
-        lambda view: bool(view["to_act"]) or view["status"] == "over",
-        PROMPTLY,
-        f"game {game_id} to deal",
-    )
-    return view
-
-
 def in_play(floe: Floe, game: str) -> str:
     """A game of people after a few moves: its page as the seat to act sees it."""
     created = floe.ok("POST", "/v1/games?wait=30", {"game": game, **SETUPS[game]})
     tokens = [s["token"] for s in created["seats"]]
-    view = settled(floe, created["id"])
+    view = floe.settled(created["id"])
     for _ in range(MOVES):
         floe.play_first(created["id"], tokens[view["to_act"][0]])
-        view = settled(floe, created["id"])
+        view = floe.settled(created["id"])
     return f"/games/{created['id']}#token={tokens[view['to_act'][0]]}"
 
 

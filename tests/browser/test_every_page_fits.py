@@ -37,7 +37,7 @@ from tests.support.browser import (
     start_round,
     sticking_out,
 )
-from tests.support.waiting import AT_LENGTH, PROMPTLY, wait_for
+from tests.support.waiting import AT_LENGTH, wait_for
 
 SIZES = {"phone": PHONE, "desktop": DESKTOP}
 GAMES = ("iceberg", "arktia", "ice-breakers")
@@ -75,30 +75,19 @@ def new_game(floe: Floe, game: str, *, bots: bool = False) -> Game:
     return Game(created["id"], created["version"], tokens)
 
 
-def settled(floe: Floe, game_id: str) -> dict[str, Any]:
-    """The game's view once no draw is pending (a seat is to act, or it is over)."""
-    view: dict[str, Any] = wait_for(
-        lambda: floe.ok("GET", f"/v1/games/{game_id}"),
-        lambda view: bool(view["to_act"]) or view["status"] == "over",
-        PROMPTLY,
-        f"game {game_id} to deal",
-    )
-    return view
-
-
 def played(floe: Floe, game: Game, moves: int) -> Game:
     """``game`` after ``moves`` moves, each seat to act posting its first legal action."""
-    view = settled(floe, game.id)
+    view = floe.settled(game.id)
     for _ in range(moves):
         floe.play_first(game.id, game.tokens[view["to_act"][0]])
-        view = settled(floe, game.id)
+        view = floe.settled(game.id)
     return Game(game.id, view["version"], game.tokens)
 
 
 def resigned(floe: Floe, game: Game) -> Game:
     """``game`` over: the seats after the first resign until it ends (seat 0 wins)."""
     for token in game.tokens[1:]:
-        view = settled(floe, game.id)
+        view = floe.settled(game.id)
         if view["status"] == "over":
             break
         body = {
@@ -107,7 +96,7 @@ def resigned(floe: Floe, game: Game) -> Game:
             "command_id": f"resign-{view['version']}",
         }
         floe.ok("POST", f"/v1/games/{game.id}/actions?wait=30", body, token=token)
-    view = settled(floe, game.id)
+    view = floe.settled(game.id)
     assert view["status"] == "over", view
     return Game(game.id, view["version"], game.tokens)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
-from tests.support.waiting import PROMPTLY
+from tests.support.waiting import PROMPTLY, wait_for
 
 CHROMIUM = Path(os.environ.get("FLOE_CHROMIUM", "/usr/bin/chromium"))
 
@@ -93,6 +93,16 @@ class Floe:
         status, answer = self.call(method, path, body, token=token)
         assert 200 <= status < 300, (method, path, status, answer)
         return answer
+
+    def settled(self, game_id: str) -> dict[str, Any]:
+        """The game's view once no draw is pending (a seat is to act, or it is over)."""
+        view: dict[str, Any] = wait_for(
+            lambda: self.ok("GET", f"/v1/games/{game_id}"),
+            lambda view: bool(view["to_act"]) or view["status"] == "over",
+            PROMPTLY,
+            f"game {game_id} to deal",
+        )
+        return view
 
     def play_first(self, game_id: str, token: str, *, wait: int = 30) -> Any:
         """Post the seat's first legal action (with ``?wait=`` for any draw it causes)."""
