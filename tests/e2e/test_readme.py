@@ -1,15 +1,15 @@
-"""README.md's shell blocks, run as written against a real service they start.
+"""The README's two commands, and the curl tour (``docs/guide/tour.md``) run as written
+against a real service it starts.
 
-Every ```` ```sh ```` block of the README is accounted for. The first (``make run``, ``make
-test``) is the one the reader starts with and is checked for what it says. From the section "A
-five-minute tour with curl" on, the service block (the one that ends in ``make run``) runs in
-a ``bash`` of its own, where ``make run`` stands for ``.venv/bin/floe run`` (what the Makefile's
+The README has one ```` ```sh ```` block, the two commands the reader starts with, checked
+for what it says. Every block of the tour is accounted for: the service block (its first,
+the one that ends in ``make run``) runs in a ``bash`` of its own, where ``make run`` stands for ``.venv/bin/floe run`` (what the Makefile's
 target runs once ``.venv`` exists), on a free ``PORT``; then every numbered block, the tour and
 the tables and tournaments after it, is pasted, in order, into one other ``bash`` (``set -euo
 pipefail``: any failing command fails its block). Both run in a fresh directory standing in for
 the repository root (its ``.venv`` is this interpreter's). Neither shell is given
 ``FLOE_ORGANIZER_TOKEN``: the service block makes it and the tournament block reads it, as a
-reader's would. Each block must finish, and say what the README promises it says. Nothing is
+reader's would. Each block must finish, and say what the tour promises it says. Nothing is
 skipped: a block the test has no expectation for fails it, and so does a missing one. Waits are
 on conditions (the health endpoint answering, the blocks running to their end), never on a
 clock.
@@ -38,7 +38,7 @@ from tests.support.waiting import AT_LENGTH, PROMPTLY
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-TOUR = "## A five-minute tour with curl"
+TOUR = ROOT / "docs" / "guide" / "tour.md"
 STARTUP_SECONDS = 2 * PROMPTLY
 TOUR_SECONDS = AT_LENGTH
 BEGIN, DONE = "@@readme-block-begin", "@@readme-block-done"
@@ -94,19 +94,13 @@ def sh_blocks(text: str) -> list[str]:
     return re.findall(r"^```sh\n(.*?)^```$", text, flags=re.MULTILINE | re.DOTALL)
 
 
-def tour_blocks(readme: str) -> list[str]:
-    """The ```sh blocks from the tour on (the tour, tables, tournaments), in order: every
-    block of the README but the first."""
-    return sh_blocks(readme[readme.index(TOUR) :])
-
-
 def starts_the_service(block: str) -> bool:
     return any(line.split("#")[0].strip().endswith("make run") for line in block.splitlines())
 
 
-def service_and_steps(readme: str) -> tuple[str, list[str]]:
+def service_and_steps(tour: str) -> tuple[str, list[str]]:
     """The tour's service block (its first) and its numbered blocks."""
-    service, *steps = tour_blocks(readme)
+    service, *steps = sh_blocks(tour)
     assert starts_the_service(service), f"the tour opens with the service block:\n{service}"
     assert not any(starts_the_service(step) for step in steps), "one service block"
     return service, steps
@@ -186,10 +180,10 @@ def start_service(block: str, home: Path, env: dict[str, str]) -> subprocess.Pop
         )
 
 
-def run_tour(readme: str, workdir: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+def run_tour(tour: str, workdir: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
     """Start the service as its block says, on a free port; run the numbered blocks against
     it; stop it (Ctrl-C's signal)."""
-    service, blocks = service_and_steps(readme)
+    service, blocks = service_and_steps(tour)
     home = workdir / "repo"
     home.mkdir()
     (home / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
@@ -237,27 +231,31 @@ def test_readme_starts_with_make_run_and_make_test() -> None:
     assert commands == ["make run", "make test"]
 
 
-def test_every_shell_block_of_the_readme_is_checked_or_run() -> None:
-    """No block escapes: the first is checked above; every other is the tour's (run below)."""
-    text = README.read_text(encoding="utf-8")
-    first, *others = sh_blocks(text)
-    assert "make run" in first, "the first block is the one checked above"
-    assert others == tour_blocks(text), "a shell block between the first and the tour"
-    service, steps = service_and_steps(text)
+def test_every_shell_block_is_checked_or_run() -> None:
+    """No block escapes: the README's one block is checked above; the tour's run below."""
+    blocks = sh_blocks(README.read_text(encoding="utf-8"))
+    assert len(blocks) == 1 and "make run" in blocks[0], "the README's only block: two commands"
+    assert "docs/guide/tour.md" in README.read_text(encoding="utf-8"), "the README links the tour"
+    service, steps = service_and_steps(TOUR.read_text(encoding="utf-8"))
     assert "FLOE_ORGANIZER_TOKEN=" in service, "the service block starts the organizer's service"
     assert [step_number(step) for step in steps] == list(range(len(steps)))
 
 
-def test_readme_names_no_outside_files_and_no_fixed_port() -> None:
-    text = README.read_text(encoding="utf-8")
+@pytest.mark.parametrize("page", [README, TOUR], ids=["README", "tour"])
+def test_names_no_outside_files_and_no_fixed_port(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
     # The product team's spec folder sits beside a checkout, never in a clone.
     for outside in (re.compile(r"\.\./shared"), re.compile(r"DESIGN\.md")):
-        assert not outside.search(text), f"README cites {outside.pattern}: a clone has only docs/"
-    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.DOTALL):
+        assert not outside.search(text), (
+            f"{page.name} cites {outside.pattern}: a clone has only docs/"
+        )
+    for block in sh_blocks(text):
         for fixed in ("localhost:8000", "127.0.0.1:8000"):
             assert fixed not in block, f"a command hard-codes {fixed}, not $PORT:\n{block}"
-    for target in re.findall(r"\]\(((?:docs|tests|requirements)/[^)#]*)", text):
-        assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
+    for target in re.findall(r"\]\((?!https?:)([^)#\s]+)", text):
+        assert (page.parent / target).exists(), (
+            f"{page.name} links to {target}, which does not exist"
+        )
 
 
 @pytest.fixture
@@ -270,9 +268,9 @@ def short_dir() -> Iterator[Path]:
 
 
 @pytest.mark.processes
-def test_the_readme_blocks_run_as_written_against_floe_run(short_dir: Path) -> None:
+def test_the_tour_runs_as_written_against_floe_run(short_dir: Path) -> None:
     tmp_path = short_dir
-    blocks, done = run_tour(README.read_text(encoding="utf-8"), tmp_path)
+    blocks, done = run_tour(TOUR.read_text(encoding="utf-8"), tmp_path)
     transcript = done.stdout
     steps = [step_number(block) for block in blocks]
     finished = outputs(transcript)
