@@ -180,10 +180,10 @@ def start_service(block: str, home: Path, env: dict[str, str]) -> subprocess.Pop
         )
 
 
-def run_tour(tour: str, workdir: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+def run_tour(page: str, workdir: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
     """Start the service as its block says, on a free port; run the numbered blocks against
     it; stop it (Ctrl-C's signal)."""
-    service, blocks = service_and_steps(tour)
+    service, blocks = service_and_steps(page)
     home = workdir / "repo"
     home.mkdir()
     (home / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
