@@ -128,6 +128,8 @@ def test_resigning_asks_first_cancel_does_nothing_and_confirm_ends_the_game(
     page = contexts.page(PHONE)
     posted: list[Request] = []
     page.on("request", lambda r: posted.append(r) if r.method == "POST" else None)
+    sent: list[Any] = []  # the page sends its actions on its socket (test_game_socket.py)
+    page.on("websocket", lambda ws: ws.on("framesent", lambda m: sent.append(json.loads(m))))
     page.goto(f"{floe.url}/games/{game_id}#token={tokens[seat]}")
     expect(page.locator("#you")).to_contain_text(f"{name} (seat {seat})")
     resign = page.get_by_test_id("resign")
@@ -145,7 +147,7 @@ def test_resigning_asks_first_cancel_does_nothing_and_confirm_ends_the_game(
     expect(question).to_be_hidden()
     expect(resign).to_be_visible()
     expect(resign).to_be_focused()
-    assert posted == []
+    assert posted == [] and [m for m in sent if m["type"] == "action"] == []
     assert floe.ok("GET", f"/v1/games/{game_id}")["version"] == view["version"]
     expect(page.get_by_test_id("status")).to_have_text("in play")
 
@@ -160,9 +162,8 @@ def test_resigning_asks_first_cancel_does_nothing_and_confirm_ends_the_game(
     )
     expect(page.locator("#you")).to_contain_text("(resigned)")
     expect(page.locator("#play")).to_be_hidden()
-    [post] = posted
-    assert post.url.startswith(f"{floe.url}/v1/games/{game_id}/actions")
-    body = json.loads(post.post_data or "null")
+    assert posted == []
+    [body] = [m for m in sent if m["type"] == "action"]
     assert body["action"] == {"type": "resign"}
     assert body["expected_version"] == view["version"] and body["command_id"]
     final = floe.ok("GET", f"/v1/games/{game_id}")

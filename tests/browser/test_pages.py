@@ -158,6 +158,7 @@ def test_a_refused_move_says_why_and_a_stale_one_refreshes(floe: Floe, contexts:
     )
     game_id, (ada, bo) = created["id"], [s["token"] for s in created["seats"]]
     page = contexts.page()
+    page.add_init_script("delete window.WebSocket;")  # posts (the socket: test_game_socket.py)
     page.route("**/events/stream*", lambda route: route.abort())  # no live news: it goes stale
     page.goto(f"{floe.url}/games/{game_id}#token={ada}")
     expect(page.locator("#you")).to_contain_text("Ada (seat 0)")

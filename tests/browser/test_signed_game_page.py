@@ -175,6 +175,7 @@ def test_a_keyed_seat_without_its_key_here_says_so_and_posts_nothing_until_impor
     game_id, (ada, bo) = created["id"], [s["token"] for s in created["seats"]]
 
     page = contexts.page()
+    page.add_init_script("delete window.WebSocket;")  # posts (the socket: test_game_socket.py)
     posts: list[Request] = []
     page.on("request", lambda request: posts.append(request) if request.method == "POST" else None)
     page.goto(f"{floe.url}/games/{game_id}#token={ada}")

@@ -1,6 +1,8 @@
 // One game, live. A browser holding a seat's token for this game plays it from here, by
 // tapping the board or from the list of its legal actions (and may resign it). A game played
 // against a clock shows each seat's clock, ticking for a seat to act.
+// The page follows the game over a WebSocket (live.js) when it can, moves going out on the
+// same socket; when it cannot, over the event stream (stream.js), moves posted.
 // A seat with a public key signs every action with the key this browser keeps for it (or, if
 // the browser has none, says so and posts nothing); every receipt the service sends is kept.
 import {
@@ -13,6 +15,7 @@ import {
 } from "./board.js";
 import { actionMessage, heldKey, importKey, keyFile, signWith } from "./keys.js";
 import { keepReceipts, keptReceipts, receiptLines } from "./receipts.js";
+import { SocketLost, live } from "./live.js";
 import { follow } from "./stream.js";
 import { PACES, isLive, nextStep, rememberPace, rememberedPace, startVersion } from "./pace.js";
 
@@ -37,7 +40,9 @@ let clockKind = null; // the clock game_created records, if any
 let confirming = false; // the "Really resign?" question is open
 let seatKey = null; // the public key of the seat this browser plays, if it signs
 let signer = null; // this browser's key for it ({public_key, private_key}), if it holds it
-let streamed = 0; // the last version the stream brought
+let streamed = 0; // the last version the stream (or the socket) brought
+let socket = null; // live.js's connection, while the page follows the game over a socket
+let pushed = null; // the legal actions the socket pushed last ({version, actions})
 
 function say(text, kind = "") {
   $("message").className = kind;
@@ -160,6 +165,7 @@ function renderPace() {
 function gone() {
   if (stop) stop();
   stop = null;
+  showLive("ended");
   $("message").className = "error";
   $("message").dataset.testid = "not-found";
   $("message").replaceChildren(`No game ${gameId} here. `, h("a", { href: "/" }, "Back to the lobby"));
@@ -197,7 +203,8 @@ async function load() {
   listEvents(events);
   showBoard(svg);
   if (token && current.viewer !== null && current.status !== "over") {
-    legal = await api(`${base}/legal-actions`, { token });
+    // The socket pushes the seat's legal actions after each event it is to act on.
+    legal = pushed && pushed.version === current.version ? pushed : await api(`${base}/legal-actions`, { token });
     if (legal.version !== current.version) again = true; // the game moved meanwhile
   } else {
     legal = null;
@@ -211,6 +218,7 @@ async function load() {
   if (current.status === "over" && stop && streamed >= current.version) {
     stop();
     stop = null;
+    showLive("ended");
   }
 }
 
@@ -631,8 +639,7 @@ async function post(action, version) {
   try {
     const body = { action, expected_version: version, command_id: commandId() };
     if (signer) body.signature = await signWith(signer, actionMessage(gameId, version, action));
-    const answer = await api(`${base}/actions?wait=${WAIT_SECONDS}`, { method: "POST", token, json: body });
-    keep(answer && answer.receipts);
+    keep(await send(body));
     say("");
     picked = [];
   } catch (error) {
@@ -649,6 +656,75 @@ async function post(action, version) {
     posting = false;
   }
   await refresh();
+}
+
+/**
+ * Send an action: on the socket while the page follows the game on one, else posted. An
+ * action the socket was given up with is posted, unchanged: if it was written already, its
+ * command_id gets the same answer and writes nothing. Resolves to the receipts to keep (the
+ * socket's come with each event instead). Rejects with the same ApiError either way, so a
+ * refusal reads the same.
+ */
+async function send(body) {
+  if (socket) {
+    try {
+      await socket.send(body);
+      return [];
+    } catch (error) {
+      if (!(error instanceof SocketLost)) throw error;
+    }
+  }
+  const answer = await api(`${base}/actions?wait=${WAIT_SECONDS}`, { method: "POST", token, json: body });
+  return answer && answer.receipts;
+}
+
+// ----- following: a socket when it can, else the event stream -----
+// live.js says exactly when a socket cannot be used (no WebSocket, the upgrade refused or
+// closed before opening, or failing again and again to reopen); the page then follows the
+// stream from the last version it has and posts its moves.
+
+/** The transport in use, and its state, beside the facts: `data-transport` is `socket` or `sse`. */
+function showLive(state, transport = null) {
+  const box = $("live");
+  if (transport) box.dataset.transport = transport;
+  box.dataset.state = state;
+  const way = box.dataset.transport === "socket" ? "a socket" : "a stream";
+  box.textContent = state === "live" ? `live over ${way}` : state === "reconnecting" ? "reconnecting…" : "";
+}
+
+function followSocket() {
+  socket = live(`${base}/socket`, {
+    after: latest,
+    token,
+    onEvent: streamedEvent,
+    onLegal: (offered) => { pushed = offered; },
+    onState: (state) => showLive(state, "socket"),
+    onEnd: () => {
+      stop = null;
+      showLive("ended");
+      refresh();
+    },
+    onFail: () => {
+      socket = null;
+      followStream();
+    },
+  });
+  stop = socket.stop;
+}
+
+function followStream() {
+  showLive("connecting", "sse");
+  stop = follow(`${base}/events/stream`, {
+    after: latest,
+    token,
+    onEvent: streamedEvent,
+    onState: showLive,
+    onEnd: () => {
+      stop = null;
+      showLive("ended");
+      refresh();
+    },
+  });
 }
 
 // ----- start -----
@@ -683,12 +759,7 @@ async function start() {
   await refresh();
   if (!view) return;
   if (gameOver) return;
-  stop = follow(`${base}/events/stream`, {
-    after: latest,
-    token,
-    onEvent: streamedEvent,
-    onEnd: () => refresh(),
-  });
+  followSocket();
 }
 
 start();
