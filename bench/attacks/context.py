@@ -28,7 +28,7 @@ class Sizes:
     hold: float = 30.0  # the least an attacked phase lasts
     bot_replies: int = 40  # random-bot replies timed per phase
     upload_addresses: int = 3  # two junk uploads at once from each
-    #: Connections from one address: more than the API's (1,000 a process, two processes).
+    #: Connections from one address: far past its cap (128 per API process, two processes).
     slowloris: int = 2500
     streams: int = 2100  # idle live streams ...
     stream_addresses: int = 35  # ... from this many addresses

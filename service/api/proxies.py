@@ -31,6 +31,8 @@ class ForwardedClient:
         self._proxies = proxies
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if PEER_KEY in environ:  # an outer layer resolved it (``floe run``: service.run.web)
+            return self._app(environ, start_response)
         peer = environ.get("REMOTE_ADDR")
         forwarded = environ.get("HTTP_X_FORWARDED_FOR")
         environ[PEER_KEY] = peer

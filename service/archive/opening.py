@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from service.archive.protocol import Archive, ArchiveError
+from service.run.url_secrets import without_secrets
 
 SQLITE_PREFIX = "sqlite:///"
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -23,6 +24,7 @@ def open_archive(url: str) -> Archive:
         from service.archive.postgres import PostgresArchive
 
         return PostgresArchive(url)
-    raise ArchiveError(
-        f"an archive URL is sqlite:///PATH or postgresql://USER@HOST/DATABASE, not {url!r}"
+    raise ArchiveError(  # the URL it echoes may hold a password: never the password
+        "an archive URL is sqlite:///PATH or postgresql://USER@HOST/DATABASE, "
+        f"not {without_secrets(url)!r}"
     )

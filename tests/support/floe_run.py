@@ -28,6 +28,7 @@ import redis
 from service.jobs.backlog import Backlog
 from service.jobs.queue import BATCHES
 from service.run.redis_server import free_tcp_port
+from tests.support.redis_binary import VARIABLE as TEST_REDIS_SERVER
 from tests.support.waiting import PROMPTLY, wait_until
 
 #: A client that gets no answer in this long counts the server as down (generous: a busy
@@ -105,9 +106,12 @@ class FloeRun:
 
 @contextmanager
 def floe_run(data_dir: Path, env: Mapping[str, str]) -> Iterator[FloeRun]:
-    """``floe run`` in ``data_dir`` with ``env`` on top of ours; stopped with Ctrl-C."""
+    """``floe run`` in ``data_dir`` with ``env`` on top of ours; stopped with Ctrl-C. Its
+    Redis servers run the suite's ``redis-server`` when ``TEST_REDIS_SERVER`` names one."""
     port = free_tcp_port()
     environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    if os.environ.get(TEST_REDIS_SERVER):
+        environ["FLOE_REDIS_SERVER"] = os.environ[TEST_REDIS_SERVER]
     environ |= {"PORT": str(port), **env}
     with (data_dir / "floe-run.log").open("ab") as log:
         process = subprocess.Popen(

@@ -6,7 +6,9 @@ No image is built here (the suite runs where no engine is): what could break sil
 checked instead. Every file it copies exists, the lock it installs is the one `make run`
 installs, it runs as a user that is not root, it asks `/v1/health`, its environment is one
 Floe accepts, and its command is a `floe` command whose flags parse, listening on every
-interface with its data in the volume.
+interface with its data in the volume. Nor is nginx run (`make test` does not install it):
+its site is read for the directives that make each kind of route work through it, the
+live-play socket's upgrade among them.
 """
 
 from __future__ import annotations
@@ -177,6 +179,70 @@ def test_the_nginx_site_does_what_the_guide_says(promise: str) -> None:
     assert re.search(promise, site), f"{NGINX.name} lacks {promise!r}"
 
 
+def site_text() -> str:
+    """The nginx site without its comments."""
+    return "\n".join(line.split("#")[0] for line in NGINX.read_text(encoding="utf-8").splitlines())
+
+
+def locations() -> dict[str, str]:
+    """Each ``location`` of the site: its match (``~ ^/v1/...$``) and what its block holds
+    (no block nests inside a location here)."""
+    return {
+        match.strip(): body
+        for match, body in re.findall(r"location\s+([^{]+)\{([^{}]*)\}", site_text())
+    }
+
+
+def location_of(path: str) -> str:
+    """The block nginx picks for ``path``: the first regular-expression location that
+    matches it, else the longest prefix location (as nginx does, ignoring ``^~`` and ``=``,
+    which the site does not use)."""
+    regexes = [(m, body) for m, body in locations().items() if m.startswith("~")]
+    for match, body in regexes:
+        if re.search(match.lstrip("~*").strip(), path):
+            return body
+    prefixes = [(m, body) for m, body in locations().items() if path.startswith(m)]
+    assert prefixes, f"no location for {path}"
+    return max(prefixes, key=lambda each: len(each[0]))[1]
+
+
+@pytest.mark.parametrize(
+    "promise",
+    [
+        r"proxy_pass http://floe;",
+        r"proxy_http_version 1\.1;",
+        r"proxy_set_header Upgrade \$http_upgrade;",
+        r'proxy_set_header Connection "upgrade";',
+        # A location that sets headers inherits none of the server's: the client's again.
+        r"proxy_set_header X-Forwarded-For \$remote_addr;",
+        r"proxy_set_header Host \$host;",
+    ],
+)
+def test_the_nginx_site_upgrades_the_live_play_socket(promise: str) -> None:
+    socket = location_of("/v1/games/0123abcd/socket")
+    assert re.search(promise, socket), f"the socket's location lacks {promise!r}"
+
+
+def test_the_live_play_sockets_location_outlasts_the_longest_socket() -> None:
+    """nginx closes a proxied connection silent for its read timeout (60 s by default): the
+    socket's is above ``FLOE_SOCKET_MAX_SECONDS``' default, so Floe's own limit ends it."""
+    socket = location_of("/v1/games/0123abcd/socket")
+    timeout = re.search(r"proxy_read_timeout (\d+)s;", socket)
+    assert timeout is not None, "the socket's location keeps nginx's 60 s read timeout"
+    assert int(timeout[1]) > Settings().socket_max_seconds
+
+
+def test_every_other_route_keeps_its_location() -> None:
+    """The socket's location takes the socket alone: the streams keep theirs, unbuffered,
+    and every other request the keep-alive ``Connection ""`` of the server block."""
+    stream = location_of("/v1/games/0123abcd/events/stream")
+    assert "proxy_buffering off;" in stream and "Upgrade" not in stream
+    assert "Upgrade" not in location_of("/v1/games/0123abcd")
+    assert "Upgrade" not in location_of("/v1/games/0123abcd/socket/x")
+    server = site_text().split("location", 1)[0]
+    assert re.search(r'proxy_set_header Connection "";', server)
+
+
 def test_the_nginx_site_is_balanced() -> None:
     site = "".join(line.split("#")[0] for line in NGINX.read_text(encoding="utf-8").splitlines())
     depth = 0
@@ -197,6 +263,8 @@ def test_the_guide_names_its_examples_and_what_they_need() -> None:
         "proxy_buffering off",
         "FLOE_STORE_RISKS_ACCEPTED",
         "FLOE_LOG_LEVEL",
+        "FLOE_SOCKET_MAX_SECONDS",
+        "`Connection: upgrade`",
     ):
         assert needed in guide, needed
     for page in ("README.md", "docs/operations/running.md"):
