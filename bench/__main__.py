@@ -241,6 +241,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="(i) MIN,MAX of their per_move clocks, spread over the games (5,20; quick 3,8)",
     )
     parser.add_argument(
+        "--clock-background",
+        type=int,
+        default=None,
+        help="(i) games whose hour-long clocks run beside them throughout (1000, quick 250)",
+    )
+    parser.add_argument(
         "--pairing-events",
         type=int,
         default=None,
@@ -293,6 +299,8 @@ def clocks_config(args: argparse.Namespace) -> clocks.Config:
     if args.clock_move_s is not None:
         low, high = args.clock_move_s
         config = dataclasses.replace(config, move_s_min=low, move_s_max=high)
+    if args.clock_background is not None:
+        config = dataclasses.replace(config, background=args.clock_background)
     return config
 
 

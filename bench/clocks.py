@@ -1,32 +1,37 @@
-"""(i) Clocks: how late timeouts land with 1,000 clocks running, and what a clock costs a move.
+"""(i) Clocks: how late timeouts land among 1,000 more running clocks; what a clock costs a move.
 
 The stack is ``floe run``'s: gunicorn as ``bench.stack`` starts it over a durable Redis, the
 job queues in a Redis of their own in memory, and two ``floe worker`` processes (the first
 works only draws, as ``floe run`` starts them). Nothing in the product is changed or hooked.
 
-**Lateness.** ``games`` two-person Arktia games (no random draws) are created with a
-``per_move`` clock whose ``move_s`` runs over ``move_s_min..move_s_max`` (game ``i`` gets
-``min + i % span``), so their timeouts come due continuously, about ``games / span`` a
-second, rather than all at once; nobody moves, so each game's seat to act times out, which
-ends the game. A game's due moment is its deadline plus one second: the deadline
-(``game_created``'s ``at``, whole seconds, plus ``move_s``) is the last second the seat may
-still act in, and the timeout is owed from the next. When it is appended, the store's append
-script publishes the stream's new head on ``floe:appended`` (``service.store.appends``); this
-process subscribes to that channel before creating any game and stamps the wall-clock time
-each game's first head past version 1 arrives. Lateness = that stamp - the due moment. Once
-every game has one (or ``grace`` seconds past the last due moment), every stream is read
-back: a game must hold exactly one ``timeout``, of seat 0, stored no earlier than its due
-second, between ``game_created`` and ``game_over`` (then the revealed seed); any other game
-is counted and named (a result with target 0, and the log). The machine's busy CPU
-(``/proc/stat``) and this stack's own are sampled over the wait, so the report says
-whether other work shared the cores.
+**Lateness.** First ``background`` two-person Arktia games (no random draws) are created
+with a ``per_move`` clock of an hour: nobody moves and none times out, so their clocks run
+throughout, each with its timer armed in the queue Redis (and armed again by every sweep).
+Then ``games`` more are created with a ``per_move`` clock whose ``move_s`` runs over
+``move_s_min..move_s_max`` (game ``i`` gets ``min + i % span``), so their timeouts come due
+continuously, about ``games / span`` a second, rather than all at once; nobody moves, so each
+game's seat to act times out, which ends the game. As they end, the clocks running fall from
+``background + games`` to ``background``, never below: the armed timers (``floe:{timers}``)
+are counted every tenth of a second of the wait, and the background games are read back at
+the end (each still at ``game_created`` alone). A game's due moment is its deadline plus one
+second: the deadline (``game_created``'s ``at``, whole seconds, plus ``move_s``) is the last
+second the seat may still act in, and the timeout is owed from the next. When it is appended,
+the store's append script publishes the stream's new head on ``floe:appended``
+(``service.store.appends``); this process subscribes to that channel before creating any
+timed game and stamps the wall-clock time each game's first head past version 1 arrives.
+Lateness = that stamp - the due moment. Once every game has one (or ``grace`` seconds past
+the last due moment), every stream is read back: a game must hold exactly one ``timeout``, of
+seat 0, stored no earlier than its due second, between ``game_created`` and ``game_over``
+(then the revealed seed); any other game is counted and named (a result with target 0, and
+the log). The machine's busy CPU (``/proc/stat``) and this stack's own are sampled over the
+wait, so the report says whether other work shared the cores.
 
-**What a clock costs a move.** Then, on the same stack, moves in games with a generous
-clock (``per_move`` 3600 s: nobody times out, but every append arms the game's timer in the
-queue Redis, and the sweeper re-arms every clocked game's) against the same games without
-one. The moves are ``bench.policy``'s script (Arktia has no randomness, so one script is
-legal in any new game), so a measured operation is exactly one POST, the same positions on
-both sides:
+**What a clock costs a move.** Then, on the same stack (the background clocks still
+running), moves in games with a generous clock (``per_move`` 3600 s: nobody times out, but
+every append arms the game's timer in the queue Redis, and the sweeper re-arms every clocked
+game's) against the same games without one. The moves are ``bench.policy``'s script (Arktia
+has no randomness, so one script is legal in any new game), so a measured operation is
+exactly one POST, the same positions on both sides:
 
 - latency: one client, ``samples`` POSTs on a clocked game interleaved one for one with as
   many on an unclocked game (which goes first alternates), sequential: the per-request cost;
@@ -82,6 +87,8 @@ class Config:
     """Every size of (i); ``quick()`` is ``--quick``'s."""
 
     games: int = 1000
+    #: Games whose clocks run (an hour each) through the whole lateness phase.
+    background: int = 1000
     move_s_min: int = 5
     move_s_max: int = 20
     creators: int = 4
@@ -98,6 +105,7 @@ class Config:
     def quick(cls) -> Config:
         return cls(
             games=250,
+            background=250,
             move_s_min=3,
             move_s_max=8,
             grace=20.0,
@@ -212,7 +220,8 @@ class Heads:
                 elif message["type"] == "message":
                     data = message["data"]
                     text = data.decode() if isinstance(data, bytes) else str(data)
-                    key, _, version = text.rpartition(" ")
+                    # ``<events key> <version>``, then (an append's) the events, a line each
+                    key, _, version = text.partition("\n")[0].rpartition(" ")
                     if int(version) > 1 and key not in self.first:
                         self.first[key] = (int(version), stamp)
         except BaseException as error:  # surfaced by check()
@@ -233,17 +242,18 @@ class Clocked:
     due: float = 0.0
 
 
-def _create_clocked(stack: Stack, config: Config) -> tuple[list[Clocked], float]:
-    """Create the games on ``config.creators`` connections; the seconds it took."""
-    span = config.move_s_max - config.move_s_min + 1
-    plan = [config.move_s_min + i % span for i in range(config.games)]
-    games: list[Clocked | None] = [None] * config.games
+def _create_clocked(
+    stack: Stack, plan: Sequence[int], creators: int
+) -> tuple[list[Clocked], float]:
+    """Create a game for each ``move_s`` of ``plan`` on ``creators`` connections; the seconds
+    it took."""
+    games: list[Clocked | None] = [None] * len(plan)
     errors: list[BaseException] = []
 
     def create(part: int) -> None:
         client = stack.client()
         try:
-            for index in range(part, config.games, config.creators):
+            for index in range(part, len(plan), creators):
                 clock = {"kind": "per_move", "move_s": plan[index]}
                 payload = {"game": "arktia", "players": PLAYERS, "clock": clock}
                 status, body = client.json("POST", "/v1/games", payload)
@@ -256,7 +266,7 @@ def _create_clocked(stack: Stack, config: Config) -> tuple[list[Clocked], float]
             client.close()
 
     started = time.perf_counter()
-    threads = [threading.Thread(target=create, args=(n,)) for n in range(config.creators)]
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(creators)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -290,20 +300,33 @@ def _verify(store: RedisEventStore, game: Clocked) -> tuple[str | None, StoredEv
 
 
 def lateness(
-    stack: Stack, config: Config, *, own: Sequence[int], log: Callable[[str], None]
+    stack: Stack,
+    config: Config,
+    *,
+    queue: redis.Redis,
+    own: Sequence[int],
+    log: Callable[[str], None],
 ) -> dict[str, Any]:
-    """Create the games, wait for their timeouts, check every log: the figures. ``own``:
+    """Create the background games and the games to time out, wait for the timeouts, check
+    every log: the figures. ``queue``: the queue Redis, where the timers are armed; ``own``:
     the stack's processes besides the API and the store (workers, the queue Redis)."""
     client = stack.redis.client()
     store = RedisEventStore(client)
     own = [*stack.server_pids(), *own]
+    hour = int(GENEROUS_CLOCK["move_s"])
     try:
+        log(f"(i) creating {config.background:,} background games with {hour} s clocks")
+        background, background_s = _create_clocked(
+            stack, [hour] * config.background, config.creators
+        )
         with Heads(stack.redis.client()) as heads:
             log(
                 f"(i) creating {config.games:,} Arktia games with per_move clocks of "
                 f"{config.move_s_min}..{config.move_s_max} s; nobody moves"
             )
-            games, create_s = _create_clocked(stack, config)
+            span = config.move_s_max - config.move_s_min + 1
+            plan = [config.move_s_min + i % span for i in range(config.games)]
+            games, create_s = _create_clocked(stack, plan, config.creators)
             _set_due(store, games)
             last_due = max(g.due for g in games)
             first_due = min(g.due for g in games)
@@ -312,8 +335,10 @@ def lateness(
             load_start = load_average()
             waited = time.perf_counter()
             keys = {events_key(g.game_id): g for g in games}
+            running: list[int] = []  # the clocks armed in the queue Redis, every 0.1 s
             while True:
                 heads.check()
+                running.append(int(queue.zcard(TIMERS_KEY)))
                 seen = sum(1 for key in keys if key in heads.first)
                 if seen == len(keys) or time.time() > last_due + config.grace:
                     break
@@ -343,11 +368,26 @@ def lateness(
                 wrong.setdefault(game.game_id, f"head {signalled} signalled before the timeout")
                 continue
             late.append(stamp - game.due)
+        moved_on = _moved_on(client, background)
     finally:
         client.close()
+    log(
+        f"(i) clocks running through the wait: {min(running):,} to {max(running):,} "
+        f"({config.background:,} in the background); background games moved on: {moved_on}"
+    )
     cores = os.cpu_count() or 1
     return {
         "games": len(games),
+        "background": len(background),
+        "background_create_s": background_s,
+        "background_moved_on": moved_on,
+        "clocks_running": {
+            "min": min(running),
+            "max": max(running),
+            "first": running[0],
+            "last": running[-1],
+            "samples": len(running),
+        },
         "move_s": [config.move_s_min, config.move_s_max],
         "create_s": create_s,
         "due_window_s": last_due - first_due,
@@ -361,6 +401,15 @@ def lateness(
         "stack_cpu_s": ours,
         "loadavg": [load_start, load_end],
     }
+
+
+def _moved_on(client: redis.Redis, games: Sequence[Clocked]) -> int:
+    """How many of ``games`` hold more than their ``game_created`` (none should: nobody
+    moves, and their clocks have an hour)."""
+    pipe = client.pipeline(transaction=False)
+    for game in games:
+        pipe.xlen(events_key(game.game_id))
+    return sum(1 for length in pipe.execute() if length != 1)
 
 
 def _self_cpu() -> float:
@@ -485,7 +534,9 @@ def run(report: Report, *, config: Config, log: Callable[[str], None]) -> None:
         try:
             workers.wait_alive(queue_client)
             queue_pid = [] if queue.pid is None else [queue.pid]
-            late = lateness(stack, config, own=[*workers.pids, *queue_pid], log=log)
+            late = lateness(
+                stack, config, queue=queue_client, own=[*workers.pids, *queue_pid], log=log
+            )
             log(f"(i) move cost: {config.samples} POSTs clocked interleaved with as many without")
             on, off = paired_latency(stack, script, config.samples)
             log(
@@ -532,7 +583,8 @@ def _report(
         f"machine {busy_share:.0%} busy over the wait, {others_share:.0%} by other work "
         f"than this stack ({'busy' if others_share > 0.25 else 'about idle'})"
     )
-    clocks = f"{games:,} clocks"
+    running = late["clocks_running"]
+    clocks = f"{games:,} clocks + {late['background']:,} running"
     report.add(Result(GROUP, f"timeout lateness p50, {clocks}", percentile(seconds, 50), "s"))
     report.add(
         Result(
@@ -547,6 +599,18 @@ def _report(
     )
     report.add(Result(GROUP, f"timeout lateness max, {clocks}", max(seconds, default=0.0), "s"))
     report.add(Result(GROUP, f"timeouts recorded, {games:,} games", late["timeouts"], "events"))
+    report.add(
+        Result(
+            GROUP,
+            "clocks running through the wait, fewest",
+            running["min"],
+            "clocks",
+            target=config.background,
+            goal=">=",
+            note=f"{running['first']:,} at the start, {running['last']:,} at the end; "
+            f"background games moved on: {late['background_moved_on']}",
+        )
+    )
     report.add(
         Result(
             GROUP,

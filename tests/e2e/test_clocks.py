@@ -5,7 +5,8 @@ Most tests run the service in-process with a clock the test moves by hand
 never a sleep; the draws a game waits for are made in-process by the same code a worker runs.
 The tests at the end run real ``floe worker`` processes on real time: a one-second clock
 runs out and a worker's timer records the timeout, also after the worker holding it is
-SIGKILLed and after the queue Redis has lost every timer.
+SIGKILLed and after the queue Redis is SIGKILLed and started again, empty; and three workers
+racing for the timers of many games time each out once.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import json
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,10 +28,12 @@ from replay.verify import verify
 from service.api.app import create_app
 from service.bootstrap import Floe
 from service.jobs.timers import TIMERS_KEY
+from service.run.redis_server import QUEUE_CONFIG, RedisServer
 from service.settings import Settings
 from tests.support.api import ORGANIZER, Game, bearer
 from tests.support.clocks import ManualClock
 from tests.support.paused_worker import announced
+from tests.support.redis_binary import redis_server_binary
 from tests.support.waiting import AT_LENGTH, PROMPTLY, wait_for
 from tests.support.workers import StartWorker
 
@@ -380,6 +384,55 @@ def test_a_timeout_removed_from_the_log_fails_the_audit(
     assert "after its time ran out" in (verdict.reason or "")
 
 
+#: What a host could write where seat 0's timeout belongs: events of others than seat 0.
+IN_THE_TIMEOUTS_PLACE: dict[str, dict[str, Any]] = {
+    "seat 1 resigns": {
+        "type": "resign",
+        "actor": 1,
+        "data": {"action": {"type": "resign"}},
+        "command_id": "forged",
+    },
+    "the organizer forfeits seat 2": {
+        "type": "decision",
+        "actor": "system",
+        "data": {"decision": "forfeit", "seat": 2, "reason": "did not show up"},
+        "command_id": None,
+    },
+}
+
+
+@pytest.mark.parametrize("forged", sorted(IN_THE_TIMEOUTS_PLACE))
+def test_another_event_in_the_place_of_a_timeout_fails_the_audit_as_missing(
+    forged: str, start: Start, manual_clock: ManualClock
+) -> None:
+    """Three seats, so the event put where seat 0's timeout was is not seat 0's own: the
+    audit must name the missing timeout, not a late action (two seats cannot tell them
+    apart: the test above)."""
+    game = start("arktia", PER_MOVE, seats=3)
+    view = game.view()
+    assert view["to_act"] == [0]
+    deadline = epoch_seconds(view["clock"]["0"]["deadline"])
+    manual_clock.advance(31)
+    assert post(game, 1, {"type": "resign"}, view["version"]).status_code == 409  # timeout first
+    log = log_of(game)
+    [timeout] = log[view["version"] :]
+    assert (timeout["type"], timeout["data"], timeout["at"]) == (
+        "timeout",
+        {"seat": 0},
+        iso(deadline + 1),
+    )
+    assert verify(log).status == "incomplete"  # two seats play on
+    in_its_place = {**timeout, **IN_THE_TIMEOUTS_PLACE[forged]}
+    verdict = verify(rechained([*log[:-1], in_its_place]))
+    assert (verdict.status, verdict.version) == ("failed", timeout["version"])
+    assert verdict.reason == (
+        f"the timeout of seat 0 is missing before this event (its deadline: {iso(deadline)})"
+    )
+    # The same event in the deadline's own second is one the game takes: only its time is wrong.
+    on_time = verify(rechained([*log[:-1], {**in_its_place, "at": iso(deadline)}]))
+    assert on_time.status == "incomplete", on_time
+
+
 def test_a_decision_that_is_not_the_organizers_body_fails_the_audit(start: Start) -> None:
     game = start("arktia", None, seats=3)
     assert decide(game, {"decision": "forfeit", "seat": 2, "reason": "x"}).status_code == 201
@@ -457,15 +510,57 @@ def test_a_worker_killed_holding_a_due_timer_delays_the_timeout_never_loses_it(
     check_timed_out(game)
 
 
-def test_timers_lost_with_the_queue_redis_are_armed_again_from_the_store(
-    live: FlaskClient, start_worker: StartWorker, redis_client: redis.Redis
+#: Games whose timers three workers race for (each ticks every quarter second, and sweeps
+#: every 0.2 s here).
+RACED = 36
+
+
+def test_three_workers_racing_for_the_timers_of_many_games_time_each_out_once(
+    live: FlaskClient, start_worker: StartWorker
 ) -> None:
+    """Three ``floe worker`` processes, as ``floe run`` starts them (the first works only
+    draws, where timeouts run; all three take them), serve games whose one-second clocks
+    run out within a few seconds of each other. Each worker's ticker takes due timers, and
+    each sweep arms every clocked game's timer again from the store until its timeout is
+    stored, so a timeout job may run again, on any of the three, once another has written
+    it. Each game still holds exactly one timeout, and audits clean."""
+    for number in range(3):
+        start_worker(worker_args=("--draws-only",) if number == 0 else ())
+    kinds = [(name, clock) for name in ("arktia", "iceberg") for clock in SHORT.values()]
+    games = [create(live, *kinds[n % len(kinds)]) for n in range(RACED)]
+    for game in games:
+        check_timed_out(game)
+        assert [e["type"] for e in log_of(game)].count("timeout") == 1, game.id
+
+
+@pytest.fixture
+def queue_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A job queues' Redis of its own, in memory, as ``floe run`` starts one."""
+    binary = redis_server_binary()
+    with RedisServer(tmp_path / "queue", config=QUEUE_CONFIG, executable=binary) as server:
+        yield server
+
+
+def test_timers_lost_with_the_queue_redis_are_armed_again_from_the_store(
+    redis_url: str, queue_redis: RedisServer, start_worker: StartWorker, redis_client: redis.Redis
+) -> None:
+    """The queue Redis SIGKILLed and started again, empty, with a clock running: no worker
+    runs meanwhile (``floe run`` stops every part when its queue Redis dies), and the first
+    worker started after it arms the timer again from the store."""
+    settings = Settings(redis_url=redis_url, queue_url=queue_redis.url, organizer_token=ORGANIZER)
+    live = create_app(settings).test_client()
     game = create(live, "arktia", SHORT["fischer"])  # no draws: no worker needed yet
-    assert redis_client.zcard(TIMERS_KEY) == 1
-    redis_client.delete(TIMERS_KEY)  # what a restarted queue Redis keeps of them
-    start_worker()
+    with queue_redis.client() as queue:
+        assert queue.zcard(TIMERS_KEY) == 1
+    assert not redis_client.exists(TIMERS_KEY)  # the store holds no timer
+    queue_redis.kill()
+    queue_redis.start()  # same port, nothing on disk: every timer is gone
+    with queue_redis.client() as queue:
+        assert queue.dbsize() == 0
+    start_worker(FLOE_QUEUE_URL=queue_redis.url)
     first_timeout(game)
     check_timed_out(game)
+    assert [e["type"] for e in log_of(game)].count("timeout") == 1
 
 
 def test_a_clocked_log_whose_times_run_backwards_or_are_malformed_fails_the_audit(

@@ -1,11 +1,17 @@
 """The clock arithmetic alone: specs as requests give them, and deadlines from times.
 
-The worked examples here are the ones docs/reference/format.md gives an outside implementer,
-so a change to the arithmetic that breaks them breaks the documented contract too.
+The test vectors are read from docs/reference/format.md itself (its "Worked example and test
+vectors"), the tables an outside implementer checks against: a vector changed there, or a
+change to the arithmetic here, fails a test. The hand-written cases pin what the tables
+cannot say.
 """
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +19,10 @@ import pytest
 from domain.engine.clock import Clocks, ClockSpec, epoch_seconds, iso
 from domain.engine.errors import InvalidSetup
 
+FORMAT = Path(__file__).resolve().parents[3] / "docs" / "reference" / "format.md"
+SECTION = "### Worked example and test vectors"
+STEPS_HEAD = "| step | event | `at` | actor | to act after | remaining | deadline |"
+DUE_HEAD = "| after step | at | timeouts due |"
 T0 = epoch_seconds("2026-11-27T18:00:00Z")
 
 
@@ -72,33 +82,12 @@ def test_fischer_charges_the_time_used_and_adds_the_increment() -> None:
     assert clocks.overdue(T0 + 81) == (1,)
 
 
-def test_per_move_refills_every_turn() -> None:
-    clocks = Clocks.start(PER_MOVE, 2, T0, to_act=[0])
-    clocks = clocks.after(T0 + 29, actor=0, to_act=[1])
-    clocks = clocks.after(T0 + 30, actor=1, to_act=[0])
-    assert clocks.deadline(0) == T0 + 60
-    assert [c.remaining_s for c in clocks.seats] == [30, 29]
-
-
-def test_a_seat_still_to_act_after_its_action_starts_a_new_turn() -> None:
-    clocks = Clocks.start(PER_MOVE, 2, T0, to_act=[0])
-    clocks = clocks.after(T0 + 25, actor=0, to_act=[0])
-    assert clocks.deadline(0) == T0 + 55
-
-
 def test_no_clock_runs_while_a_draw_is_pending() -> None:
     clocks = Clocks.start(FISCHER, 2, T0, to_act=[0])
     clocks = clocks.after(T0 + 10, actor=0, to_act=[])  # a roll: the die is awaited
     assert clocks.deadline(0) is None
     clocks = clocks.after(T0 + 500, actor=None, to_act=[0])  # the die, much later
     assert clocks.deadline(0) == T0 + 500 + 55
-
-
-def test_a_seat_that_stops_being_to_act_without_acting_is_charged_its_time() -> None:
-    clocks = Clocks.start(FISCHER, 3, T0, to_act=[0, 1])
-    clocks = clocks.after(T0 + 15, actor=0, to_act=[2])  # seat 1 is no longer asked
-    assert [c.remaining_s for c in clocks.seats] == [50, 45, 60]
-    assert clocks.next_deadline() == T0 + 75
 
 
 def test_the_api_shows_what_each_seat_had_and_its_deadline() -> None:
@@ -109,8 +98,116 @@ def test_the_api_shows_what_each_seat_had_and_its_deadline() -> None:
     }
 
 
-def test_the_documented_epoch_second_of_the_worked_example() -> None:
+# ----- the vectors docs/reference/format.md publishes ------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One row of the page's table of steps: an event and the clocks after it."""
+
+    name: str
+    clock: dict[str, Any] | None  # given at a vector's ``game_created`` only
+    at: int
+    actor: int | None
+    to_act: list[int]
+    remaining: list[int]
+    deadlines: list[int | None]
+
+
+def section() -> list[str]:
+    text = FORMAT.read_text(encoding="utf-8")
+    start = text.index(SECTION)
+    return text[start : text.index("\n## ", start)].splitlines()
+
+
+def rows(head: str) -> list[list[str]]:
+    """The cells of the table under ``head`` in the section."""
+    lines = section()
+    found = []
+    for line in lines[lines.index(head) + 2 :]:  # the header and its |---| line
+        if not line.startswith("|"):
+            break
+        found.append([cell.strip() for cell in line.strip("|").split("|")])
+    return found
+
+
+def seconds(cell: str) -> int:
+    """``T``, ``T+20``: epoch seconds."""
+    found = re.fullmatch(r"T(?:\+(\d+))?", cell)
+    assert found, f"not a time like T+20: {cell!r}"
+    return T0 + int(found.group(1) or 0)
+
+
+def seats(cell: str) -> list[int]:
+    """``0, 1`` (or ``—``, ``none``: no seat)."""
+    return [] if cell in ("—", "none") else [int(seat) for seat in cell.split(",")]
+
+
+def step(cells: list[str]) -> Step:
+    name, event, at, actor, to_act, remaining, deadlines = cells
+    clock = re.search(r"`(\{.*\})`", event) if event.startswith("`game_created`") else None
+    return Step(
+        name,
+        json.loads(clock.group(1)) if clock else None,
+        seconds(at),
+        None if actor == "—" else int(actor),
+        seats(to_act),
+        [int(left) for left in remaining.split(",")],
+        [None if d.strip() == "—" else seconds(d.strip()) for d in deadlines.split(",")],
+    )
+
+
+STEPS = [step(cells) for cells in rows(STEPS_HEAD)]
+VECTORS = sorted({s.name[0] for s in STEPS})
+DUE = [(after, seconds(at), tuple(seats(due))) for after, at, due in rows(DUE_HEAD)]
+
+
+def clocks_after_each_step(vector: str) -> dict[str, Clocks]:
+    """The vector's events applied in order from its ``game_created``: the clocks after each,
+    checked against the row as they go."""
+    first, *rest = [s for s in STEPS if s.name.startswith(vector)]
+    assert first.clock is not None and first.at == T0, f"{vector} starts at game_created at T"
+    spec = ClockSpec.from_json(first.clock)
+    clocks = Clocks.start(spec, len(first.remaining), first.at, first.to_act)
+    after = {first.name: clocks}
+    for row in rest:
+        assert row.clock is None, f"{row.name}: only game_created names the clock"
+        clocks = clocks.after(row.at, row.actor, row.to_act)
+        after[row.name] = clocks
+    for row in [first, *rest]:
+        shown = after[row.name]
+        assert [c.remaining_s for c in shown.seats] == row.remaining, row.name
+        assert [shown.deadline(s) for s in range(len(shown.seats))] == row.deadlines, row.name
+        running = [s for s, d in enumerate(row.deadlines) if d is not None]
+        assert running == sorted(row.to_act), f"{row.name}: a deadline for each seat to act"
+    return after
+
+
+def test_the_page_states_its_vectors() -> None:
+    assert VECTORS == ["A", "B", "C", "D", "E"]
+    kinds = {s.clock["kind"] for s in STEPS if s.clock is not None}
+    assert kinds == {"fischer", "per_move"}
+    assert {after[0] for after, _, _ in DUE} == set(VECTORS)
+    assert any(len(due) > 1 for _, _, due in DUE) and any(not due for _, _, due in DUE)
+    # The worked example's T is the second the page says it is.
+    assert "`2026-11-27T18:00:00Z` (1,795,802,400 s since the epoch; call it T)" in "\n".join(
+        section()
+    )
     assert T0 == 1_795_802_400
+
+
+@pytest.mark.parametrize("vector", VECTORS)
+def test_a_documented_vector_gives_the_clocks_the_page_shows(vector: str) -> None:
+    after = clocks_after_each_step(vector)
+    assert len(after) >= 2
+
+
+@pytest.mark.parametrize(("after", "at", "due"), DUE, ids=[f"{a}@{t - T0}" for a, t, _ in DUE])
+def test_a_documented_timeout_is_due_exactly_when_the_page_says(
+    after: str, at: int, due: tuple[int, ...]
+) -> None:
+    clocks = clocks_after_each_step(after[0])[after]
+    assert clocks.overdue(at) == due
 
 
 def test_times_convert_like_the_standard_library_across_leap_years_and_centuries() -> None:
