@@ -169,7 +169,7 @@ def build(
         repository=repository,
         commands=commands,
         tables=Tables(TableStore(client, acks), commands, quotas, clock, table_limits),
-        queries=GameQueries(repository, store),
+        queries=GameQueries(repository, store, signals=signals),
         tournaments=tournaments,
         signals=signals,
         automation=Automation(

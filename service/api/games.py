@@ -6,6 +6,7 @@ then the game, then the body; the handlers do the rest.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -14,7 +15,6 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from domain.engine.canonical import canonical_json
-from domain.engine.types import GAME_OVER, SEED_REVEALED
 from service.api.errors import store_unavailable
 from service.api.http import (
     MAX_VERSION,
@@ -227,27 +227,28 @@ def _sse(
     max_seconds: float,
     heartbeat: float,
 ) -> Iterator[str]:
-    """Send events as they arrive, each with the service's receipt; stop after the last
-    event of a finished game."""
+    """Send events as they arrive, each with the service's receipt (``queries.live``, the
+    socket's loop too), a keep-alive each ``heartbeat`` with nothing new; stop after the last
+    event of a finished game, or at ``max_seconds``."""
     deadline = time.monotonic() + max_seconds
+
+    def block_ms() -> int:
+        return int(1000 * min(heartbeat, max(0.001, deadline - time.monotonic())))
+
     yield "retry: 2000\n\n"
-    while time.monotonic() < deadline:
-        block = int(1000 * min(heartbeat, max(0.001, deadline - time.monotonic())))
-        batch = floe.queries.follow(meta, after, block)
-        if not batch:
-            if over:
+    live = floe.queries.live(
+        meta, after, over=over, sign=floe.receipts.of_stored, block_ms=block_ms
+    )
+    with contextlib.closing(live):  # its doorbell is given back once the stream ends
+        for batch in live:
+            if batch is None:
+                yield ": keep-alive\n\n"
+            else:
+                for event, shown in zip(batch.stored, batch.shown, strict=True):
+                    payload = canonical_json(shown)
+                    yield f"id: {event.version}\nevent: {event.type}\ndata: {payload}\n\n"
+            if time.monotonic() >= deadline:
                 return
-            yield ": keep-alive\n\n"
-            continue
-        over = over or any(e.type == GAME_OVER for e in batch)
-        shown = floe.queries.shown(meta, batch, game_over=over)
-        receipts = floe.receipts.of_stored(batch)
-        for event, view, receipt in zip(batch, shown, receipts, strict=True):
-            payload = canonical_json({**view, "receipt": receipt})
-            yield f"id: {event.version}\nevent: {event.type}\ndata: {payload}\n\n"
-            after = event.version
-        if batch[-1].type == SEED_REVEALED:
-            return
 
 
 @v1.get("/games/<game_id>/export")

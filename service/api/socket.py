@@ -15,8 +15,9 @@ them, then upgrades.
 **Messages** (docs/guide/live-socket.md): the client's first is ``{"type": "hello", "token"?,
 "after"?}`` within ``FLOE_SOCKET_HELLO_SECONDS``; its token is resolved once, as HTTP
 resolves an ``Authorization`` header. Then every event after ``after`` as the viewer may see
-it, with its receipt (the SSE stream's query and receipts), live ones as they come, and to a
-seat in ``to_act`` its ``legal_actions`` after each. An ``action`` message takes the path
+it, with its receipt, live ones as they come (``queries.live``, the SSE stream's loop: the
+append's signal carries the events, so a move costs it no read), and to a seat in ``to_act``
+its ``legal_actions`` after each, in the same write. An ``action`` message takes the path
 ``POST …/actions`` takes (``service/api/playing.py``, one function for both) and is answered
 ``accepted`` or ``refused`` with the status and code that POST would get, through the app's
 own error handlers. Once a finished game's stream has ended where the SSE stream ends it
@@ -39,32 +40,33 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 from simple_websocket import ConnectionClosed, Server
 from simple_websocket import ConnectionError as HandshakeFailed
 from werkzeug.exceptions import BadRequest
+from wsproto.events import TextMessage
 from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import ProtocolError
 
 from domain.engine import play
-from domain.engine.types import GAME_OVER, SEED_REVEALED
-from service.api.http import MAX_VERSION, bad_request, current_floe, decode_json, only_query
+from service.api.http import bad_request, current_floe, decode_json, only_query
 from service.api.playing import play_action
+from service.api.schemas.socket import load_hello
 from service.bootstrap import Floe
 from service.errors import InvalidRequest
 from service.games.access import Viewer
 from service.games.catalog import GameMeta
+from service.games.state_cache import Head
 from service.store import codec as json_codec
 
 log = logging.getLogger(__name__)
 
 socket_v1 = Blueprint("socket_v1", __name__, url_prefix="/v1")
 
-#: The fields of each client message (``type`` besides).
-HELLO_FIELDS = frozenset({"type", "token", "after"})
 #: How often a follower looks up from its wait to see whether its socket is still open.
 FOLLOW_BLOCK_MS = 5_000
 #: How long one send may wait for the client to read: the gunicorn socket has no timeout of
@@ -232,17 +234,7 @@ class LiveSocket:
     def _hello(self, raw: str | bytes) -> int | None:
         """The viewer and ``after`` of the hello; None (refused, closed) for anything else."""
         try:
-            message = decode_message(raw)
-            if not isinstance(message, dict) or message.get("type") != "hello":
-                raise bad_request("hello_expected", "the first message must be the hello")
-            unknown = sorted(set(message) - HELLO_FIELDS)
-            if unknown:
-                raise bad_request("invalid_body", f"the hello takes no field {unknown[0]!r}")
-            token, after = message.get("token"), message.get("after", 0)
-            if token is not None and (not isinstance(token, str) or not token):
-                raise bad_request("invalid_body", "token: a seat's token, as a string")
-            if type(after) is not int or not 0 <= after <= MAX_VERSION:
-                raise bad_request("invalid_body", f"after: an integer 0..{MAX_VERSION}")
+            token, after = load_hello(decode_message(raw))
             self.authorization = None if token is None else f"Bearer {token}"
             self.floe.rate_limiter.check(self.address, self.authorization)  # 429 first
             self.viewer = self.floe.viewer(self.authorization)  # 401
@@ -285,12 +277,20 @@ class LiveSocket:
 
     # ----- server messages -------------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> None:
-        """One message, whole: the route's greenlet and the follower's never interleave."""
-        text = json_codec.encode(message).decode()
+    def send(self, *messages: dict[str, Any]) -> None:
+        """Each message whole, in its own frame, and all of them in one write (a batch of
+        events and the legal actions after it cost one system call): the route's greenlet
+        and the follower's never interleave. The frames are made under the lock too, in the
+        order they are written (wsproto's state, a deflate context, follows that order)."""
+        if not messages:
+            return
+        texts = [json_codec.encode(message).decode() for message in messages]
         with self._send_lock:
+            if not self.ws.connected:
+                raise ConnectionClosed(self.ws.close_reason, self.ws.close_message)
+            frames = b"".join(self.ws.ws.send(TextMessage(data=text)) for text in texts)
             try:
-                self.ws.send(text)
+                self.ws.sock.sendall(frames)
             except OSError:  # reset, broken pipe, or SEND_SECONDS passed: dropped
                 self._drop()
                 raise
@@ -299,51 +299,56 @@ class LiveSocket:
         self.send({"type": "refused", "command_id": command_id, "status": status, "error": error})
 
     def _follow(self, after: int) -> None:
-        """Every event after ``after``, then each as it comes (the SSE stream's loop), and
-        the seat's legal actions after each batch while it is to act; the socket is closed
-        where the SSE stream would end."""
+        """Every event after ``after``, then each as it comes (``queries.live``, the SSE
+        stream's loop), and the seat's legal actions after each batch while it is to act; the
+        socket is closed where the SSE stream ends."""
         floe, meta = self.floe, self.meta
         try:
-            latest = floe.repository.latest(meta)
-            over = latest.over
-            if over and after >= latest.version:  # nothing more will ever come
+            head = floe.repository.head(meta)
+            over = head.state.over
+            if over and after >= head.state.version:  # nothing more will ever come
                 self.finish()
                 return
-            self._push_legal(after)
-            while self.ws.connected and not self._done.is_set():
-                batch = floe.queries.follow(meta, after, FOLLOW_BLOCK_MS)
-                if not batch:
-                    if over:  # over, and nothing more came: the stream has ended
-                        self.finish()
+            self.send(*self._legal(after, lambda: head))
+
+            def block_ms() -> int:
+                return FOLLOW_BLOCK_MS
+
+            live = floe.queries.live(
+                meta, after, over=over, sign=floe.receipts.of_stored, block_ms=block_ms
+            )
+            with contextlib.closing(live):  # its doorbell is given back at once
+                for batch in live:
+                    if not self.ws.connected or self._done.is_set():
                         return
-                    continue
-                over = over or any(e.type == GAME_OVER for e in batch)
-                shown = floe.queries.shown(meta, batch, game_over=over)
-                receipts = floe.receipts.of_stored(batch)
-                for view, receipt in zip(shown, receipts, strict=True):
-                    self.send({"type": "event", "event": {**view, "receipt": receipt}})
-                after = batch[-1].version
-                if batch[-1].type == SEED_REVEALED:
-                    self.finish()  # nothing more will ever come
-                    return
-                self._push_legal(after)
+                    if batch is None:
+                        continue
+                    known = partial(floe.repository.head_through, meta, batch.stored)
+                    legal = self._legal(batch.stored[-1].version, known)
+                    events = ({"type": "event", "event": event} for event in batch.shown)
+                    self.send(*events, *legal)
+            self.finish()  # the stream has ended: nothing more will ever come
         except (ConnectionClosed, OSError):  # the client went away: nothing failed
             self.ws.event.set()
         except Exception:
             log.warning("socket of game %s: following failed", meta.game_id, exc_info=True)
             self.finish()  # closed, the route woken: the client resumes with ``after``
 
-    def _push_legal(self, shown: int) -> None:
-        """``legal_actions`` (GET legal-actions' query) to a seat to act, once per version,
-        and only for the version of the last event sent (a newer one waits for its event)."""
+    def _legal(self, shown: int, known: Callable[[], Head | None]) -> list[dict[str, Any]]:
+        """``legal_actions`` (GET legal-actions' answer) for a seat to act, once per version
+        and only at the version of the last event sent (a newer one waits for its event).
+
+        ``known()``: the state the events sent lead to, asked only of a seat's socket (None:
+        the cache could not tell without a read, so the head is read)."""
         seat = self.viewer.seat_in(self.meta.game_id)
-        if seat is None:
-            return
-        state = self.floe.repository.latest(self.meta)
-        if state.version != shown or seat not in play.to_act(self.meta.rules, state):
-            return
-        legal = self.floe.queries.legal_actions(self.meta, self.viewer)
-        if legal["version"] != shown or legal["version"] == self._legal_pushed:
-            return
-        self._legal_pushed = legal["version"]
-        self.send({"type": "legal_actions", **legal})
+        if seat is None or shown == self._legal_pushed:
+            return []
+        head = known()
+        if head is None or head.state.version != shown:
+            head = self.floe.repository.head(self.meta)
+            if head.state.version != shown:
+                return []
+        if seat not in play.to_act(self.meta.rules, head.state):
+            return []
+        self._legal_pushed = shown
+        return [{"type": "legal_actions", **self.floe.queries.legal_at(self.meta, head, seat)}]

@@ -8,21 +8,26 @@ Nothing here writes, and nothing knows HTTP.
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from typing import Any
 
 from domain.engine import play
 from domain.engine.game import Scene
 from domain.engine.log import StoredEvent
 from domain.engine.status import GameStatus
-from domain.engine.types import JSON, GameState
+from domain.engine.types import GAME_OVER, JSON, SEED_REVEALED, GameState
 from service.caching.lru import ByteBoundedLRU
 from service.errors import organizer_only
 from service.games.access import Viewer
 from service.games.catalog import GameMeta
 from service.games.repository import GameRepository
+from service.games.state_cache import Head
 from service.games.views import game_view, shown_events
 from service.store import codec
-from service.store.events import EventStore
+from service.store.appends import AppendSignals, Heard
+from service.store.events import EventStore, events_key
 
 #: A game's status as pictures' titles say it.
 STATUS_WORDS = {
@@ -43,17 +48,40 @@ PICTURE_CACHE_BYTES = 16 * 1024 * 1024
 PictureKey = tuple[str, str, int | None, bool]
 
 
+@dataclass(frozen=True, slots=True)
+class LiveBatch:
+    """Events as a live stream sends them: as stored, and as shown with their receipts."""
+
+    stored: list[StoredEvent]
+    shown: list[JSON]
+
+
+def handed_over(heard: Heard, after: int) -> list[StoredEvent] | None:
+    """The events after ``after`` that the rings handed over, when they are all there is:
+    every ring carried its events (``Heard.complete``) and those after ``after`` follow it
+    without a gap (empty: nothing new was appended). None: read the stream."""
+    if not heard.complete:
+        return None
+    new = [event for event in heard.events if event.version > after]
+    if any(event.version != after + i for i, event in enumerate(new, start=1)):
+        return None
+    return new
+
+
 class GameQueries:
     def __init__(
         self,
         repository: GameRepository,
         store: EventStore,
         *,
+        signals: AppendSignals,
         legal_cache_bytes: int = LEGAL_CACHE_BYTES,
         picture_cache_bytes: int = PICTURE_CACHE_BYTES,
     ) -> None:
+        """``signals``: the process's one subscription to appends, which live streams wait on."""
         self._repository = repository
         self._store = store
+        self._signals = signals
         #: Legal-action lists by (game, hash of the event that made the state, seat): a state
         #: so named can never be another, even one a failover made with the same version.
         self._legal: ByteBoundedLRU[tuple[str, str, int], list[JSON]] = ByteBoundedLRU(
@@ -149,7 +177,11 @@ class GameQueries:
     def legal_actions(self, meta: GameMeta, viewer: Viewer) -> JSON:
         """The actions ``viewer``'s seat may post now; listed once per state and seat."""
         seat = viewer.require_seat(meta.game_id)
-        head = self._repository.head(meta)
+        return self.legal_at(meta, self._repository.head(meta), seat)
+
+    def legal_at(self, meta: GameMeta, head: Head, seat: int) -> JSON:
+        """The actions ``seat`` may post at ``head`` (a live stream's: the state it has just
+        shown, with no read of its own); listed once per state and seat."""
         key = (meta.game_id, head.hash, seat)
         actions = self._legal.get(key)
         if actions is None:
@@ -172,9 +204,66 @@ class GameQueries:
             "events": shown_events(meta.rules, page, game_over=state.over),
         }
 
-    def follow(self, meta: GameMeta, after: int, block_ms: int) -> list[StoredEvent]:
-        """Events after ``after``, waiting up to ``block_ms`` for the first (for SSE)."""
-        return self._repository.wait(meta.game_id, after=after, block_ms=block_ms)
+    def live(
+        self,
+        meta: GameMeta,
+        after: int,
+        *,
+        over: bool,
+        sign: Callable[[list[StoredEvent]], list[JSON]],
+        block_ms: Callable[[], int],
+    ) -> Generator[LiveBatch | None, None, None]:
+        """What a live viewer is sent after version ``after``, the one loop of the SSE stream
+        and the socket: each batch of events as it comes, shown as every viewer may see them
+        with its receipt (``sign``), and None each time ``block_ms()`` passes with nothing
+        new (the caller's heartbeat, or its look at whether anyone still listens).
+
+        ``over``: the game was over when the caller read its head. The stream ends where a
+        finished game's stream ends: after ``seed_revealed``, or once a finished game has
+        nothing more to send.
+
+        One doorbell (``AppendSignals``) is held for the whole stream, registered before the
+        first read: an append after any read rings it, so there is no read to check before
+        waiting again (``EventStore.wait``'s, which registers afresh each time); and a ring
+        hands over the events the append stored, so a move costs the stream no read at all
+        (``handed_over``).
+        """
+        game_id = meta.game_id
+        with self._signals.watch(events_key(game_id)) as watch:
+            batch = self._repository.read(game_id, after=after)
+            while True:
+                if batch:
+                    over = over or any(e.type == GAME_OVER for e in batch)
+                    yield self._live_batch(meta, batch, over, sign)
+                    if batch[-1].type == SEED_REVEALED:
+                        return
+                    after = batch[-1].version
+                deadline = time.monotonic() + block_ms() / 1000
+                batch = []
+                while not batch and (left := deadline - time.monotonic()) > 0:
+                    heard = watch.wait(left)  # a ring, or a recheck; cleared before the read
+                    handed = handed_over(heard, after)
+                    batch = (
+                        self._repository.read(game_id, after=after) if handed is None else handed
+                    )
+                if not batch:
+                    if over:  # over, and nothing more came: the stream has ended
+                        return
+                    yield None
+
+    def _live_batch(
+        self,
+        meta: GameMeta,
+        batch: list[StoredEvent],
+        over: bool,
+        sign: Callable[[list[StoredEvent]], list[JSON]],
+    ) -> LiveBatch:
+        views = self.shown(meta, batch, game_over=over)
+        receipts = sign(batch)
+        shown = [
+            {**view, "receipt": receipt} for view, receipt in zip(views, receipts, strict=True)
+        ]
+        return LiveBatch(batch, shown)
 
     def shown(self, meta: GameMeta, events: list[StoredEvent], *, game_over: bool) -> list[JSON]:
         return shown_events(meta.rules, events, game_over=game_over)

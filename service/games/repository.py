@@ -171,6 +171,34 @@ class GameRepository:
     def latest(self, meta: GameMeta) -> GameState[Any]:
         return self.head(meta).state
 
+    def head_through(self, meta: GameMeta, read: Sequence[StoredEvent]) -> Head | None:
+        """The head ``read`` leads to (events just read from the store, through its newest),
+        from the cached head without reading again: a live stream's legal actions are for
+        the version it has just shown. None when the cached head does not join them (behind
+        them, or not the event the store holds there): ``head`` reads and folds.
+
+        The chain stands in for ``head``'s check that the store still holds the cached
+        event: the store appends an event only after the head its ``prev_hash`` names."""
+        cached = self._cache.head(meta.game_id)
+        if cached is None or not read:
+            return None
+        at, first = cached.state.version, read[0].version
+        if at == first - 1 and cached.hash == read[0].prev_hash:
+            rest = read
+        elif first <= at <= read[-1].version and read[at - first].hash == cached.hash:
+            rest = read[at - first + 1 :]
+        else:
+            return None
+        state = cached.state
+        for stored in rest:
+            state = play.apply(meta.rules, state, stored.event, stored.at)
+            self._cache.snapshot(state)
+        if not rest:
+            return cached
+        head = Head(state, read[-1].hash)
+        self._cache.advance(meta.game_id, head)
+        return head
+
     def state_at(
         self, meta: GameMeta, version: int, *, latest: GameState[Any] | None = None
     ) -> GameState[Any]:

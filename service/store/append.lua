@@ -2,7 +2,7 @@
 -- Every check runs before the first write, so a refused append changes nothing. An accepted
 -- one records the command (for idempotency), the new head and status, the events' bytes
 -- (meta 'bytes', what budgets per creator add up), and publishes the new
--- head on the appends channel, as creating does.
+-- head on the appends channel, as creating does, with the events themselves.
 -- Returns {'ok', version}, {'duplicate', the command's record}, {'conflict', version} or
 -- {'missing', ''}.
 -- KEYS: events meta commands
@@ -26,5 +26,15 @@ redis.call('HSET', KEYS[2], 'version', version, 'head', ARGV[4])
 redis.call('HINCRBY', KEYS[2], 'bytes', bytes)
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'status', ARGV[7]) end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[6]) end
-redis.call('PUBLISH', ARGV[1], KEYS[1] .. ' ' .. version)
+-- The message is the new head, then (under 64 KiB) each event on a line of its own, as stored
+-- but with every space written \u0020 (the same JSON value): a process's live streams take the
+-- events from it rather than read them back (store/appends.py), and '<key> <version>' is
+-- still what precedes the message's last space. Canonical JSON holds no raw newline.
+local message = KEYS[1] .. ' ' .. version
+if bytes <= 65536 then
+  local lines = {message}
+  for i = 8, #ARGV do lines[#lines + 1] = (string.gsub(ARGV[i], ' ', '\\u0020')) end
+  message = table.concat(lines, '\n')
+end
+redis.call('PUBLISH', ARGV[1], message)
 return {'ok', tostring(version)}

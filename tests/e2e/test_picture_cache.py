@@ -66,7 +66,7 @@ def _served(game: Game, headers: dict[str, str], version: int) -> bytes:
 def _assert_kept_pictures_are_fresh(floe: Floe, game: Game, versions: list[int]) -> None:
     """Each picture served twice (drawn, then kept) equals one drawn by queries that keep
     nothing, for every viewer."""
-    fresh = GameQueries(floe.repository, floe.store, picture_cache_bytes=0)
+    fresh = GameQueries(floe.repository, floe.store, signals=floe.signals, picture_cache_bytes=0)
     meta = floe.repository.meta(game.id)
     for name, (headers, viewer) in _viewers(game).items():
         for version in versions:

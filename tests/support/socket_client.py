@@ -111,5 +111,6 @@ class Socket:
         return self.closed.wait(timeout)
 
     def close(self) -> None:
-        with contextlib.suppress(ConnectionClosed):
+        # OSError: the server closed first (a finished game's socket) and reset the connection
+        with contextlib.suppress(ConnectionClosed, OSError):
             self.ws.close()
