@@ -28,6 +28,7 @@ from typing import Any
 from domain.engine.clock import iso
 from domain.engine.departures import DECISION, RESIGN, TIMEOUT
 from domain.games import GAMES
+from domain.pictures.words import who_wins
 from replay.timeline import Timeline, printable
 
 HELP = "<-/-> h/l step  Home/End  g go to  Up/Dn j/k PgUp/PgDn scroll  < > pan  q quit"
@@ -151,12 +152,7 @@ def event_words(timeline: Timeline, version: int) -> str | None:
         return f"the organizer forfeited {timeline.seat_name(data.get('seat'))}: {reason}"
     winners = data.get("winners")
     names = [timeline.seat_name(w) for w in winners] if isinstance(winners, list) else []
-    if not names:
-        result = "nobody wins"
-    elif len(names) == 1:
-        result = f"{names[0]} wins"
-    else:
-        result = f"{', '.join(names[:-1])} and {names[-1]} win"
+    result = who_wins(names, nobody="nobody wins", shared="win")
     return f"the organizer decided the result: {result} ({reason})"
 
 

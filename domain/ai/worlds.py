@@ -13,6 +13,7 @@ a game that hides nothing has none, and its world is the state itself.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from domain.engine.game import Game, Shuffler
@@ -28,13 +29,4 @@ def sample_world(game: Game[Any], state: GameState[Any], generator: Shuffler) ->
     board = sampler(state.board, generator)
     if board is state.board:
         return state
-    return GameState(
-        state.game_id,
-        state.version,
-        state.created,
-        board,
-        state.outcome,
-        state.seed,
-        state.clocks,
-        state.left,
-    )
+    return dataclasses.replace(state, board=board)

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from domain.engine.errors import IllegalAction, MalformedAction
+from domain.engine.errors import IllegalAction, MalformedAction, Refusal
 from domain.engine.types import JSON
 
 RESIGN = "resign"
@@ -97,18 +97,7 @@ def parse_decision(data: object) -> OrganizerDecision:
     schema: ``unknown_decision``, ``unexpected_field``, ``missing_field``, ``invalid_field``."""
     if not isinstance(data, Mapping):
         raise MalformedAction("invalid_body", "a decision is a JSON object")
-    kind = data.get("decision")
-    if not isinstance(kind, str) or kind not in _FIELDS:
-        raise MalformedAction(
-            "unknown_decision", f"decision must be one of {sorted(_FIELDS)}, not {kind!r}"
-        )
-    expected = _FIELDS[kind]
-    extra = sorted(set(data) - expected)
-    if extra:
-        raise MalformedAction("unexpected_field", f"{kind} takes no field {extra[0]!r}")
-    missing = sorted(expected - set(data))
-    if missing:
-        raise MalformedAction("missing_field", f"{kind} needs the field {missing[0]!r}")
+    kind = decision_kind(data, _FIELDS, MalformedAction)
     reason = data["reason"]
     if not is_reason(reason):
         raise MalformedAction("invalid_field", f"reason must be {REASON_RULE}")
@@ -121,6 +110,29 @@ def parse_decision(data: object) -> OrganizerDecision:
     if len(set(seats)) != len(seats):
         raise MalformedAction("invalid_field", "winners names a seat twice")
     return Result(seats, reason)
+
+
+def decision_kind(
+    data: Mapping[str, Any],
+    fields: Mapping[str, frozenset[str]],
+    error: type[Refusal],
+    optional: Mapping[str, frozenset[str]] | None = None,
+) -> str:
+    """The kind ``data["decision"]`` names, once it is one of ``fields`` and ``data`` has
+    exactly that kind's fields (less any of its ``optional`` ones); else ``error``
+    ``unknown_decision``, ``unexpected_field`` or ``missing_field``. A game's organizer and
+    a tournament's director are refused in the same words, each with its own error class."""
+    kind = data.get("decision")
+    if not isinstance(kind, str) or kind not in fields:
+        raise error("unknown_decision", f"decision must be one of {sorted(fields)}, not {kind!r}")
+    expected = fields[kind]
+    extra = sorted(set(data) - expected)
+    if extra:
+        raise error("unexpected_field", f"{kind} takes no field {extra[0]!r}")
+    missing = sorted(expected - set(data) - (optional or {}).get(kind, frozenset()))
+    if missing:
+        raise error("missing_field", f"{kind} needs the field {missing[0]!r}")
+    return kind
 
 
 def _seat_number(value: object, name: str) -> int:

@@ -84,18 +84,26 @@ def outcome_line(scene: Scene, *, team: bool = False, detail: str = "") -> str |
     winners = [int(w) for w in outcome.get("winners") or []]
     if team:
         head = "The team wins" if winners else "The team loses"
-    elif not winners:
-        head = "Nobody wins"
-    elif len(winners) == 1:
-        head = f"{scene.name(winners[0])} wins"
     else:
-        head = f"{listing(scene.name(w) for w in winners)} share the win"
+        head = who_wins([scene.name(w) for w in winners])
     scores = _scores(outcome)
     if scores:
         others = sorted((s for s in scores if s not in winners), key=lambda s: (-scores[s], s))
         order = [w for w in winners if w in scores] + others
         head += " " + DASH.join(str(scores[s]) for s in order)
     return f"{head}: {detail}" if detail else head
+
+
+def who_wins(
+    names: Sequence[str], *, nobody: str = "Nobody wins", shared: str = "share the win"
+) -> str:
+    """``Ann wins``, ``Ann and Bo share the win``, ``Nobody wins``: who won, as a picture says
+    it. ``nobody`` and ``shared`` reword it for inside a sentence (``...: Ann and Bo win``)."""
+    if not names:
+        return nobody
+    if len(names) == 1:
+        return f"{names[0]} wins"
+    return f"{listing(names)} {shared}"
 
 
 def score_of(scene: Scene, seat: int) -> int | None:

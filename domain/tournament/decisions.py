@@ -51,16 +51,15 @@ service fills in: ``{"decision": "correct", "game_id": ..., "winners": [1], "rea
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar
 
-from domain.engine.departures import REASON_RULE, is_reason
+from domain.engine.departures import REASON_RULE, decision_kind, is_reason
 from domain.engine.errors import Refusal
 from domain.engine.signing import is_public_key
 from domain.engine.types import JSON
 
-#: The longest ``reason`` a director may give, in characters.
 #: The longest name of an entered player, in characters (as at creation).
 MAX_NAME = 64
 
@@ -149,6 +148,15 @@ _FIELDS: Mapping[str, frozenset[str]] = {
 _OPTIONAL: Mapping[str, frozenset[str]] = {"enter": frozenset({"public_key"})}
 #: What a director leaves out of a ``correct``: the service finds where the game was played.
 _LOCATED = frozenset({"round", "table"})
+#: What a director sends of each kind: less the stamps the service adds, an entered player's
+#: number (the next one) and a correction's ``_LOCATED``.
+_REQUESTED: Mapping[str, frozenset[str]] = {
+    "withdraw": _FIELDS["withdraw"] - _STAMPS,
+    "enter": _FIELDS["enter"] - _STAMPS - {"player"},
+    "correct": _FIELDS["correct"] - _STAMPS - _LOCATED,
+}
+#: What a director may leave out: an entrant's bot and key (a person; no key).
+_REQUEST_OPTIONAL: Mapping[str, frozenset[str]] = {"enter": frozenset({"bot", "public_key"})}
 _GAME_ID = re.compile(r"[0-9a-f]{16}")
 
 
@@ -165,7 +173,7 @@ def parse_decision(data: object) -> Decision:
     """A decision as ``to_json`` writes it (as recorded, or read from an export);
     ``DecisionError`` (``unknown_decision``, ``unexpected_field``, ``missing_field``,
     ``invalid_field``) when it is not one."""
-    fields = _fields(data, lambda kind: _FIELDS[kind], _OPTIONAL)
+    fields = _fields(data, _FIELDS, _OPTIONAL)
     if "public_key" in fields and fields["public_key"] is None:
         raise DecisionError("invalid_field", "public_key is recorded only when there is one")
     return _build(
@@ -193,15 +201,7 @@ def parse_request(
     ``correct`` ``round`` and ``table`` (``games``: the round and table of every game paired,
     by id; ``no_such_game`` for an id it lacks); ``enter``'s ``bot`` and ``public_key`` may
     be left out or null (a person; no key). Same errors as ``parse_decision``."""
-
-    def expected(kind: str) -> frozenset[str]:
-        fields = _FIELDS[kind] - _STAMPS
-        if kind == "enter":
-            return fields - {"player"}
-        return fields - _LOCATED if kind == "correct" else fields
-
-    optional = {"enter": frozenset({"bot", "public_key"})}
-    body = dict(_fields(data, expected, optional))
+    body = dict(_fields(data, _REQUESTED, _REQUEST_OPTIONAL))
     return _build(
         body, rounds_paired=rounds_paired, seq=seq, at=at, player=next_player, games=games
     )
@@ -209,23 +209,12 @@ def parse_request(
 
 def _fields(
     data: object,
-    expected: Callable[[str], frozenset[str]],
+    expected: Mapping[str, frozenset[str]],
     optional: Mapping[str, frozenset[str]],
 ) -> Mapping[str, Any]:
     if not isinstance(data, Mapping):
         raise DecisionError("invalid_field", "a decision is a JSON object")
-    kind = data.get("decision")
-    if not isinstance(kind, str) or kind not in _FIELDS:
-        raise DecisionError(
-            "unknown_decision", f"decision must be one of {sorted(_FIELDS)}, not {kind!r}"
-        )
-    wanted = expected(kind)
-    extra = sorted(set(data) - wanted)
-    if extra:
-        raise DecisionError("unexpected_field", f"{kind} takes no field {extra[0]!r}")
-    missing = sorted(wanted - set(data) - optional.get(kind, frozenset()))
-    if missing:
-        raise DecisionError("missing_field", f"{kind} needs the field {missing[0]!r}")
+    decision_kind(data, expected, DecisionError, optional)
     return data
 
 
