@@ -49,11 +49,14 @@ class Player:
     def __init__(self) -> None:
         self.version = 0  # the last event received: where a new connection resumes
         self.over = False
+        self.seat: int | None = None  # as the welcome says: None for a spectator
 
     def receive(self, message: Message) -> Message | None:
         """The message to send back, if any."""
         kind = message["type"]
-        if kind == "event":
+        if kind == "welcome":  # the hello was accepted: the events after ours come next
+            self.seat = message["seat"]
+        elif kind == "event":
             self.version = message["event"]["version"]
             self.over = message["event"]["type"] == "game_over"
         elif kind == "legal_actions" and message["version"] == self.version and not self.over:
@@ -96,7 +99,10 @@ def play(
                 if answer is not None:
                     socket.send(json.dumps(answer))
         except ConnectionClosed:
-            continue  # resume after the last event received: nothing lost, nothing twice
+            # Not the end: the player stops at game_over, before the server's final close
+            # (1000). Any close before it (1001, 1011, a drop) is resumed after the last
+            # event received: nothing lost, nothing twice.
+            continue
         finally:
             if socket.connected:
                 socket.close()

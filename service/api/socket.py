@@ -14,23 +14,32 @@ them, then upgrades.
 
 **Messages** (docs/guide/live-socket.md): the client's first is ``{"type": "hello", "token"?,
 "after"?}`` within ``FLOE_SOCKET_HELLO_SECONDS``; its token is resolved once, as HTTP
-resolves an ``Authorization`` header. Then every event after ``after`` as the viewer may see
-it, with its receipt, live ones as they come (``queries.live``, the SSE stream's loop: the
+resolves an ``Authorization`` header. An accepted hello is answered ``{"type": "welcome",
+"version", "seat"}`` before anything else, so a client tells a socket that was accepted from
+one with nothing newer to send. Then every event after ``after`` as the viewer may see it,
+with its receipt, live ones as they come (``queries.live``, the SSE stream's loop: the
 append's signal carries the events, so a move costs it no read), and to a seat in ``to_act``
 its ``legal_actions`` after each, in the same write. An ``action`` message takes the path
 ``POST …/actions`` takes (``service/api/playing.py``, one function for both) and is answered
 ``accepted`` or ``refused`` with the status and code that POST would get, through the app's
-own error handlers. Once a finished game's stream has ended where the SSE stream ends it
-(after ``seed_revealed``, or when a finished game has nothing more to send), the server
-closes the socket, 1000: nothing more will ever come.
+own error handlers.
+
+**Close codes** say whether the end is final, so a client need not guess. 1000 only once a
+finished game's stream has ended where the SSE stream ends it (after ``seed_revealed``, or
+when a finished game has nothing more to send): nothing more will ever come. Not final, the
+client reopens at once with ``after``: 1001 when ``FLOE_SOCKET_MAX_SECONDS`` pass, 1011 when
+following the game failed (or a hello could not be served: its ``refused`` is a 5xx). 1008
+after any other refused hello (its ``refused`` says why) or too many waiting messages; 1009
+for a message too large. A close the client starts is answered with its own code.
 
 **Limits** as HTTP's: the socket holds one of its address's long requests
 (``FLOE_LONG_REQUESTS_PER_ADDRESS``, 429 ``too_many_streams``) for at most
 ``FLOE_SOCKET_MAX_SECONDS``; every message is charged to the rate limits as one request; a
 message may be as large as a request body (``max_body_bytes``; larger closes the socket with
-1009); a socket that answers no ping within ``FLOE_SOCKET_PING_SECONDS`` is closed. A client
-that stops reading is dropped once a send has waited ``SEND_SECONDS``; one that sends faster
-than it is answered, once ``MAX_WAITING_MESSAGES`` wait (1008).
+1009); a socket that answers no ping within ``FLOE_SOCKET_PING_SECONDS`` is closed (1008,
+by simple-websocket). A client that stops reading is dropped once a send has waited
+``SEND_SECONDS``; one that sends faster than it is answered, once ``MAX_WAITING_MESSAGES``
+wait (1008).
 """
 
 from __future__ import annotations
@@ -79,6 +88,8 @@ MAX_WAITING_MESSAGES = 32
 #: How long the route waits for its follower to end once the socket is done (a follower
 #: in its wait for events ends at its next look-up, sending nothing: the socket is closed).
 JOIN_SECONDS = 1.0
+#: The reason of the one final close (1000): nothing more will ever come.
+GAME_OVER = "the game is over"
 
 
 class Handled(Response):
@@ -174,16 +185,20 @@ class LiveSocket:
             raw = self.ws.receive(timeout=settings.socket_hello_seconds)
             if raw is None:
                 message = "no hello came in time: send it first"
-                self.refuse(None, 408, {"code": "hello_timeout", "message": message})
+                self.refuse_hello(408, {"code": "hello_timeout", "message": message})
                 return
-            after = self._hello(raw)
-            if after is None:
+            hello = self._hello(raw)
+            if hello is None:
                 return
-            follower = threading.Thread(target=self._follow, args=(after,), daemon=True)
+            after, head = hello
+            seat = self.viewer.seat_in(self.meta.game_id)
+            self.send({"type": "welcome", "version": head.state.version, "seat": seat})
+            follower = threading.Thread(target=self._follow, args=(after, head), daemon=True)
             follower.start()
             while self.ws.connected:
                 left = deadline - time.monotonic()
-                if left <= 0:
+                if left <= 0:  # not final: the client reopens with ``after``
+                    self.close(CloseReason.GOING_AWAY, "the socket's time is up: reopen")
                     break
                 raw = self.ws.receive(timeout=left)
                 if len(self.ws.input_buffer) > MAX_WAITING_MESSAGES:
@@ -195,15 +210,18 @@ class LiveSocket:
         except (ConnectionClosed, OSError):  # closed, reset, or a send timed out: dropped
             pass
         finally:
-            self.close()
+            # Every way out above has closed the socket already; one still open here is
+            # left by a fault of the server's, and says so (not final: reopen).
+            self.close(CloseReason.INTERNAL_ERROR, "the server failed")
             self._done.set()
             self.ws.event.set()
             if follower is not None:
                 follower.join(JOIN_SECONDS)
 
-    def close(self, reason: int | None = None, message: str | None = None) -> None:
-        """Close the socket (1000 unless ``reason``), between two sends, never amid one. A
-        close frame that cannot be written (the client reads nothing) drops the connection."""
+    def close(self, reason: int, message: str) -> None:
+        """Close the socket with ``reason`` (its close code: whether the end is final, as
+        the module says), between two sends, never amid one. A close frame that cannot be
+        written (the client reads nothing) drops the connection."""
         with self._send_lock:
             if not self.ws.connected:
                 return
@@ -220,30 +238,32 @@ class LiveSocket:
             self.ws.sock.shutdown(socket.SHUT_RDWR)
         self.ws.event.set()
 
-    def finish(self) -> None:
-        """Close the socket, 1000, once a finished game's stream has ended, rather than hold
-        it (and its long-request slot) open for nothing. Not while a message is being
-        answered, nor amid a send; and the route's greenlet, waiting for a message, is woken
-        to see the socket closed and return."""
+    def finish(self, reason: int, message: str) -> None:
+        """Close the socket from the follower: 1000 once a finished game's stream has ended,
+        rather than hold it (and its long-request slot) open for nothing; 1011 when following
+        failed. Not while a message is being answered, nor amid a send; and the route's
+        greenlet, waiting for a message, is woken to see the socket closed and return."""
         with self._answering:
-            self.close()  # code 1000, simple-websocket's default
+            self.close(reason, message)
         self.ws.event.set()
 
     # ----- client messages -------------------------------------------------------------
 
-    def _hello(self, raw: str | bytes) -> int | None:
-        """The viewer and ``after`` of the hello; None (refused, closed) for anything else."""
+    def _hello(self, raw: str | bytes) -> tuple[int, Head] | None:
+        """The hello's ``after`` (its viewer kept), and the game's head that the welcome and
+        the follower start from; None (refused, closed) for anything else, a store that does
+        not answer included (503, as HTTP)."""
         try:
             token, after = load_hello(decode_message(raw))
             self.authorization = None if token is None else f"Bearer {token}"
             self.floe.rate_limiter.check(self.address, self.authorization)  # 429 first
             self.viewer = self.floe.viewer(self.authorization)  # 401
             self.viewer.reader_seat(self.meta.game_id)  # 403: another game's seat
+            head = self.floe.repository.head(self.meta)
         except Exception as error:
-            self.refuse(None, *refusal(error))
-            self.close()
+            self.refuse_hello(*refusal(error))
             return None
-        return after
+        return after, head
 
     def _on_message(self, raw: str | bytes) -> None:
         """An action, answered ``accepted`` or ``refused``; the message is read first only to
@@ -298,16 +318,24 @@ class LiveSocket:
     def refuse(self, command_id: str | None, status: int, error: dict[str, Any]) -> None:
         self.send({"type": "refused", "command_id": command_id, "status": status, "error": error})
 
-    def _follow(self, after: int) -> None:
+    def refuse_hello(self, status: int, error: dict[str, Any]) -> None:
+        """A refused hello, then the close: never 1000, which would say the game is over;
+        1011 when the server could not serve it (5xx), else 1008 (the ``refused`` says why)."""
+        self.refuse(None, status, error)
+        if status >= 500:
+            self.close(CloseReason.INTERNAL_ERROR, "the hello could not be served")
+        else:
+            self.close(CloseReason.POLICY_VIOLATION, "the hello was refused")
+
+    def _follow(self, after: int, head: Head) -> None:
         """Every event after ``after``, then each as it comes (``queries.live``, the SSE
         stream's loop), and the seat's legal actions after each batch while it is to act; the
-        socket is closed where the SSE stream ends."""
+        socket is closed where the SSE stream ends. ``head``: the game as the welcome said."""
         floe, meta = self.floe, self.meta
         try:
-            head = floe.repository.head(meta)
             over = head.state.over
             if over and after >= head.state.version:  # nothing more will ever come
-                self.finish()
+                self.finish(CloseReason.NORMAL_CLOSURE, GAME_OVER)
                 return
             self.send(*self._legal(after, lambda: head))
 
@@ -327,12 +355,13 @@ class LiveSocket:
                     legal = self._legal(batch.stored[-1].version, known)
                     events = ({"type": "event", "event": event} for event in batch.shown)
                     self.send(*events, *legal)
-            self.finish()  # the stream has ended: nothing more will ever come
+            self.finish(CloseReason.NORMAL_CLOSURE, GAME_OVER)  # the stream has ended
         except (ConnectionClosed, OSError):  # the client went away: nothing failed
             self.ws.event.set()
         except Exception:
             log.warning("socket of game %s: following failed", meta.game_id, exc_info=True)
-            self.finish()  # closed, the route woken: the client resumes with ``after``
+            # Closed, the route woken: the client resumes with ``after``.
+            self.finish(CloseReason.INTERNAL_ERROR, "following the game failed: reopen")
 
     def _legal(self, shown: int, known: Callable[[], Head | None]) -> list[dict[str, Any]]:
         """``legal_actions`` (GET legal-actions' answer) for a seat to act, once per version

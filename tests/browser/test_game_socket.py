@@ -3,8 +3,10 @@
 A seat's page plays a short Arktia game over the socket, signing its moves and keeping every
 receipt, with no request per move; without WebSocket the same page falls back to the event
 stream and posts; a refusal reads the same over either; a spectator's page follows a game
-with a bot to its end; and a socket dropped with an action unanswered is reopened from the
-last version the page had, the action sent again and written once. The page's sockets are
+with a bot to its end; a socket dropped with an action unanswered is reopened from the
+last version the page had, the action sent again and written once; a welcomed socket closed
+1001 (its time up) is reopened at once, however often; and sockets closed without their
+welcome fail, three of them sending the page to the stream. The page's sockets are
 watched frame by frame (``page.on("websocket")``) or, where a test must hold or drop them,
 routed through Playwright to the real server (``page.route_web_socket``). Every wait is an
 expectation on the page or the API.
@@ -181,6 +183,7 @@ def test_a_seat_plays_a_whole_game_over_the_socket_signed_with_every_receipt_kep
     assert len(sockets) == 1 and posts == []
     sent = sockets[0].sent
     assert sent[0] == {"type": "hello", "token": ada, "after": first}
+    assert sockets[0].received[0] == {"type": "welcome", "version": first, "seat": 0}
     actions = sent[1:]
     moves = adas_moves(floe, game_id)
     assert moves and len(actions) == len(moves)
@@ -368,7 +371,9 @@ def test_a_spectator_follows_a_game_with_a_bot_over_the_socket_to_its_end(
 
     assert len(sockets) == 1
     assert sockets[0].sent == [{"type": "hello", "after": first}]  # no token: a spectator
-    assert not [m for m in sockets[0].received if m["type"] != "event"]  # no legal actions
+    welcome, *rest = sockets[0].received
+    assert welcome == {"type": "welcome", "version": first, "seat": None}
+    assert not [m for m in rest if m["type"] != "event"]  # no legal actions
     streamed = sockets[0].events()
     assert [e["version"] for e in streamed] == list(range(first + 1, view["version"] + 1))
     assert {e["actor"] for e in streamed} >= {0, 1, "system"}  # Ann's, the bot's, the end
@@ -441,3 +446,91 @@ def test_a_dropped_socket_resumes_from_the_last_version_and_resends_the_unanswer
     assert versions == list(range(first.sent[0]["after"] + 1, view["version"] + 1))
     moves = adas_moves(floe, game_id)
     assert [m["command_id"] for m in moves].count(dropped[0]["command_id"]) == 1
+
+
+# ----- (6) close codes and the welcome: what counts as a failure -----------------------------
+
+
+class Closing:
+    """Routes the page's sockets to the server; the first ``times`` are closed by the
+    server's side with ``code`` as soon as its welcome comes, the welcome forwarded to the
+    page or not (``forward``); later ones are left alone."""
+
+    def __init__(self, times: int, code: int, *, forward: bool) -> None:
+        self.times, self.code, self.forward = times, code, forward
+        self.logs: list[SocketLog] = []
+
+    def __call__(self, route: WebSocketRoute) -> None:
+        server = route.connect_to_server()
+        log = SocketLog()
+        self.logs.append(log)
+        closing = len(self.logs) <= self.times
+
+        def to_server(message: str | bytes) -> None:
+            log.sent.append(json.loads(message))
+            server.send(message)
+
+        def to_page(message: str | bytes) -> None:
+            parsed = json.loads(message)
+            if log.closed:
+                return
+            if closing and parsed["type"] == "welcome":
+                if self.forward:
+                    log.received.append(parsed)
+                    route.send(message)
+                log.closed = True
+                route.close(code=self.code, reason="closed by the test")
+                server.close()
+                return
+            log.received.append(parsed)
+            route.send(message)
+
+        route.on_message(to_server)
+        server.on_message(to_page)
+
+
+def test_a_welcomed_socket_closed_1001_is_reopened_at_once_however_often(
+    floe: Floe, contexts: Contexts
+) -> None:
+    """Its time up is no failure: more of them in a row than the page gives failing sockets
+    before it leaves for the stream, and it stays on the socket, each hello from its version."""
+    game_id, ada, bo = new_game(floe)
+    page = contexts.page()
+    closing = Closing(times=4, code=1001, forward=True)
+    page.route_web_socket("**/socket", closing)
+    page.goto(f"{floe.url}/games/{game_id}#token={ada}")
+    live = page.get_by_test_id("live")
+    expect(live).to_have_attribute("data-transport", "socket")
+
+    view = play_out(floe, page, game_id, bo)  # the fifth socket plays the game to its end
+    at_the_end(page, view)
+    expect(live).to_have_attribute("data-transport", "socket")
+    expect(live).to_have_attribute("data-state", "ended")
+    assert len(closing.logs) == 5
+    # The closed ones brought no event: each reopening resumed where the page was.
+    first = closing.logs[0].sent[0]["after"]
+    assert [log.sent[0] for log in closing.logs] == [
+        {"type": "hello", "token": ada, "after": first}
+    ] * 5
+    assert [log.received[0]["type"] for log in closing.logs] == ["welcome"] * 5
+
+
+def test_sockets_closed_before_their_welcome_fail_and_the_page_takes_the_stream(
+    floe: Floe, contexts: Contexts
+) -> None:
+    """Opened, but closed (1011) before the welcome reached the page: each is a failure, and
+    after three in a row the page follows the event stream and posts."""
+    game_id, ada, bo = new_game(floe)
+    page = contexts.page()
+    closing = Closing(times=99, code=1011, forward=False)
+    page.route_web_socket("**/socket", closing)
+    page.goto(f"{floe.url}/games/{game_id}#token={ada}")
+    live = page.get_by_test_id("live")
+    expect(live).to_have_attribute("data-transport", "sse")
+    expect(live).to_have_text("live over a stream")
+    assert len(closing.logs) == 3
+    assert all(log.received == [] for log in closing.logs)
+
+    view = play_out(floe, page, game_id, bo)  # over the stream and posts
+    at_the_end(page, view)
+    assert len(closing.logs) == 3

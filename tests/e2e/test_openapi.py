@@ -2119,7 +2119,7 @@ def test_the_socket_upgrades_and_speaks_as_documented(spec: OpenApi, tmp_path: P
     stale = [m for m in received if m["type"] == "refused" and m["command_id"] == "stale"]
     assert [(m["status"], m["error"]["code"]) for m in stale] == [(409, "version_conflict")]
     kinds = {m["type"] for m in received}
-    assert kinds == {"event", "legal_actions", "accepted", "refused"}, kinds
+    assert kinds == {"welcome", "event", "legal_actions", "accepted", "refused"}, kinds
     assert not any(m["type"] == "legal_actions" for m in spectator.seen)
 
 

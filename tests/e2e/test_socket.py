@@ -1,8 +1,10 @@
 """``GET /v1/games/{id}/socket`` against a real ``floe run``: whole games of each game played
 over two seats' sockets; every refusal the socket gives equal to what ``POST …/actions``
-gives for the same action; a spectator's socket showing what ``GET …/events`` shows; a
-dropped socket resumed with ``after``; a command id sent twice; no token in a URL; the hello
-deadline; and 200 idle sockets beside a prompt ``/v1/health``."""
+gives for the same action; the welcome first, with the game's version and the viewer's seat;
+a spectator's socket showing what ``GET …/events`` shows; a dropped socket resumed with
+``after``; a command id sent twice; no token in a URL; the hello deadline; 200 idle sockets
+beside a prompt ``/v1/health``; and close codes that say whether the end is final (1000 for a
+finished game, 1001 when the socket's time is up, 1008 for a refused hello or a flood)."""
 
 from __future__ import annotations
 
@@ -213,7 +215,8 @@ def test_every_refusal_equals_what_post_actions_answers(run: FloeRun) -> None:
     assert (unknown["status"], unknown["error"]["code"]) == post_raw(
         run, game_id, json.dumps(body).encode(), f"{game_id}.0.not-the-secret"
     )
-    assert unknown["status"] == 401 and stranger.closed_by_server()
+    assert unknown["status"] == 401 and stranger.close_code() == 1008  # not final, not 1000
+    assert [m["type"] for m in stranger.seen] == ["refused"]  # no welcome
 
     # Nothing refused was written: the game is where it was.
     assert view_of(run, game_id)["version"] == version
@@ -241,6 +244,39 @@ def test_the_same_command_id_twice_is_answered_the_same_and_appended_once(run: F
     stored = events_of(run, game_id)
     assert [e["command_id"] for e in stored].count("once") == 1
     socket.close()
+
+
+# ----- the welcome --------------------------------------------------------------------------
+
+
+def test_an_accepted_hello_is_welcomed_first_with_the_version_and_the_viewers_seat(
+    run: FloeRun,
+) -> None:
+    """Before any event: the game's version as the hello was accepted, and the token's seat
+    (null for a spectator), whatever ``after`` says."""
+    game_id, tokens = create(run, "arktia")
+    version = view_of(run, game_id)["version"]
+    viewers = [(tokens[0], 0), (tokens[1], 1), (None, None)]
+    sockets = [Socket(run.port, game_id) for _ in viewers]
+    for socket, (token, _) in zip(sockets, viewers, strict=True):
+        socket.hello(token)
+    for socket, (_, seat) in zip(sockets, viewers, strict=True):
+        assert socket.next() == {"type": "welcome", "version": version, "seat": seat}
+        assert socket.next()["type"] == "event"  # then the log, from its first event
+    # A move later, a socket resuming at that move is welcomed at the new version.
+    mover = view_of(run, game_id)["to_act"][0]
+    legal = sockets[mover].until(lambda m: m["type"] == "legal_actions")
+    sockets[mover].act(legal["actions"][0], legal["version"], "m")
+    assert sockets[mover].answer("m") == {
+        "type": "accepted",
+        "command_id": "m",
+        "version": version + 1,
+    }
+    resumed = Socket(run.port, game_id)
+    resumed.hello(tokens[1 - mover], after=version + 1)
+    assert resumed.next() == {"type": "welcome", "version": version + 1, "seat": 1 - mover}
+    for socket in (*sockets, resumed):
+        socket.close()
 
 
 # ----- what a socket shows ------------------------------------------------------------------
@@ -347,11 +383,11 @@ def test_a_socket_that_says_no_hello_is_refused_and_closed(run: FloeRun) -> None
         "status": 408,
         "error": {"code": "hello_timeout", "message": refused["error"]["message"]},
     }
-    assert silent.closed_by_server()
+    assert silent.close_code() == 1008
     late = Socket(run.port, game_id)
     late.act({"type": "pass"}, 1, "first")  # an action before the hello
     assert late.next()["error"]["code"] == "hello_expected"
-    assert late.closed_by_server()
+    assert late.close_code() == 1008
 
 
 def test_idle_sockets_do_not_stop_health_answering(run: FloeRun) -> None:
@@ -394,6 +430,23 @@ def test_a_socket_holds_a_long_request_and_each_message_is_charged(tmp_path: Pat
         assert status in (101, 429)  # the slot comes back once the server sees the close
 
 
+def test_a_socket_whose_time_is_up_is_closed_1001_and_resumes_with_after(tmp_path: Path) -> None:
+    """``FLOE_SOCKET_MAX_SECONDS`` passed: closed 1001 (going away), not 1000, since the game
+    goes on; a socket reopened with ``after`` is welcomed at the same version."""
+    with floe_run(tmp_path, {"FLOE_SOCKET_MAX_SECONDS": "1"}) as served:
+        game_id, tokens = create(served, "arktia")
+        version = view_of(served, game_id)["version"]
+        socket = Socket(served.port, game_id)
+        socket.hello(tokens[0])
+        assert socket.welcomed()["version"] == version
+        assert socket.close_code() == 1001
+        assert view_of(served, game_id)["status"] != "over"
+        again = Socket(served.port, game_id)
+        again.hello(tokens[0], after=socket.events()[-1]["version"])
+        assert again.welcomed() == {"type": "welcome", "version": version, "seat": 0}
+        assert again.close_code() == 1001
+
+
 def test_a_finished_games_socket_is_closed_after_its_last_event(run: FloeRun) -> None:
     """Where the SSE stream ends (after ``seed_revealed``), the server closes the socket,
     1000, rather than hold it open: for the seat whose move ended the game (answered first),
@@ -403,23 +456,25 @@ def test_a_finished_games_socket_is_closed_after_its_last_event(run: FloeRun) ->
     seat = Socket(run.port, game_id)
     seat.hello(tokens[0])
     seat.act({"type": "resign"}, version, "resign")  # the other seat wins at once
+    assert seat.welcomed() == {"type": "welcome", "version": version, "seat": 0}
     assert seat.answer("resign")["type"] == "accepted"
-    assert seat.closed_by_server()
-    assert seat.ws.close_reason == 1000
+    assert seat.close_code() == 1000
     events = seat.events()
     assert events[-1]["type"] == "seed_revealed"
     stored = events_of(run, game_id, tokens[0])
     assert [(e["version"], e["type"]) for e in events] == [
         (e["version"], e["type"]) for e in stored
     ]  # (shown while live: without the hashes a finished game's events carry)
+    last = events[-1]["version"]
     late = Socket(run.port, game_id)
     late.hello()
-    assert late.closed_by_server() and late.ws.close_reason == 1000
+    assert late.close_code() == 1000
+    assert late.seen[0] == {"type": "welcome", "version": last, "seat": None}
     assert without_receipts(late.events()) == events_of(run, game_id)
     caught_up = Socket(run.port, game_id)
-    caught_up.hello(tokens[1], after=events[-1]["version"])
-    assert caught_up.closed_by_server() and caught_up.ws.close_reason == 1000
-    assert caught_up.seen == []
+    caught_up.hello(tokens[1], after=last)
+    assert caught_up.close_code() == 1000
+    assert caught_up.seen == [{"type": "welcome", "version": last, "seat": 1}]  # and no more
 
 
 # ----- hardening ----------------------------------------------------------------------------

@@ -97,6 +97,12 @@ class Socket:
             if holds(message):
                 return message
 
+    def welcomed(self) -> Message:
+        """The welcome, which must be the first message of an accepted hello."""
+        welcome = self.next()
+        assert welcome["type"] == "welcome", f"the first message is not a welcome: {welcome}"
+        return welcome
+
     def answer(self, command_id: str) -> Message:
         """The ``accepted`` or ``refused`` of ``command_id``."""
         return self.until(
@@ -109,6 +115,11 @@ class Socket:
     def closed_by_server(self, timeout: float = PROMPTLY) -> bool:
         """Whether the server closes the socket within ``timeout``."""
         return self.closed.wait(timeout)
+
+    def close_code(self, timeout: float = PROMPTLY) -> int:
+        """The code the server closed the socket with, once it has (within ``timeout``)."""
+        assert self.closed.wait(timeout), f"the server did not close the socket in {timeout}s"
+        return int(self.ws.close_reason)
 
     def close(self) -> None:
         # OSError: the server closed first (a finished game's socket) and reset the connection

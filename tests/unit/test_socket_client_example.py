@@ -131,3 +131,20 @@ def test_the_player_stops_at_game_over_and_offers_nothing_after(example: ModuleT
     player.receive(event(9, "game_over"))
     assert player.over and player.version == 9
     assert player.receive(legal(9, PLACE)) is None
+
+
+def test_the_welcome_tells_the_player_its_seat_and_asks_nothing(
+    example: ModuleType, openapi: OpenApi
+) -> None:
+    for seat in (1, None):  # a seat's, a spectator's
+        player = example.Player()
+        welcome = {"type": "welcome", "version": 5, "seat": seat}
+        assert player.receive(welcome) is None
+        assert (player.seat, player.version, player.over) == (seat, 0, False)
+        assert openapi.errors(SERVER, welcome) == [], welcome
+    for wrong in (
+        {"type": "welcome", "version": 5},  # the seat is always said, null for a spectator
+        {"type": "welcome", "version": 0, "seat": 0},
+        {"type": "welcome", "version": 5, "seat": 0, "token": "t"},  # nothing more
+    ):
+        assert openapi.errors(SERVER, wrong), wrong

@@ -4,9 +4,15 @@
 // a move costs one message each way instead of an HTTP request. Events are handed on in
 // stream.js's shape (`{id, type, data}`), so a page treats both alike.
 //
-// After a drop the connection reopens and says hello with `after` = the last version handed
-// on: the events after it come next, none missing and none twice; then every action still
-// unanswered is sent again unchanged (its command_id makes a second sending harmless).
+// The server answers an accepted hello with `welcome` before anything else: a socket is
+// "live" from its welcome, and one that then brings nothing is merely quiet (nothing newer).
+//
+// The close code says whether the end is final: 1000 after the welcome is the end (the game
+// is over and its last event came): `onEnd()`. Any other close is a drop (1001: the socket's
+// time is up; 1011: the server failed to follow the game; 1006: the network): the connection
+// reopens at once and says hello with `after` = the last version handed on: the events after
+// it come next, none missing and none twice; then every action still unanswered is sent
+// again unchanged (its command_id makes a second sending harmless).
 //
 // When the socket CANNOT be used, `onFail(last)` is called, once, and nothing more happens
 // here; the page then follows the event stream and posts (stream.js, api.js). It cannot:
@@ -14,18 +20,16 @@
 //   - when the first socket closes before it opens: the server refused the upgrade (429
 //     too_many_streams, 503 streams_full, 404...), a proxy stripped `Upgrade`, or the page's
 //     Content-Security-Policy forbade it (the browser reports each only as a close, 1006);
-//   - when, having opened once, MAX_FAILURES sockets in a row fail: each closed before it
-//     opened, had its hello refused, or closed within STEADY_MS of opening having brought
-//     nothing at all.
-// A socket closed 1000 once the game is over (its `game_over` came) is the end: `onEnd()`.
-// Any other close, 1000 included (the server's `FLOE_SOCKET_MAX_SECONDS`), is a drop.
+//   - when, having opened once, MAX_FAILURES sockets in a row fail: each closed without its
+//     welcome (before it opened, or its hello refused), or was closed 1011 having brought no
+//     event. Failed attempts are retried after RETRY_MS times the failures so far.
 
 import { ApiError } from "./api.js";
 
 const RETRY_MS = 2000; // between failed attempts, times the failures so far
 const MAX_FAILURES = 3;
-const STEADY_MS = 10000;
-const NORMAL = 1000; // the WebSocket close code for "done"
+const NORMAL = 1000; // the close code for "done": the game is over (and the page's own close)
+const FAILED = 1011; // the close code for "the server failed to follow the game"
 
 /** The socket was given up with this action unanswered: send it another way (unchanged). */
 export class SocketLost extends Error {}
@@ -33,17 +37,16 @@ export class SocketLost extends Error {}
 /**
  * Follow the game at `path` (`/v1/games/{id}/socket`) from version `after`:
  * `onEvent({id, type, data})` for each event (data: the event's JSON, receipt included),
- * `onLegal({version, actions})` when the seat is to act, `onState("live" | "reconnecting")`,
- * `onEnd()` once a finished game's last event came, `onFail(last)` when the socket cannot be
- * used (above). Returns `{send(body), stop()}`: `send` takes the body `POST …/actions` takes
- * and resolves to the `accepted` message, or rejects with the ApiError POST would have given
- * (or SocketLost).
+ * `onLegal({version, actions})` when the seat is to act, `onState("live" | "reconnecting")`
+ * ("live" once a socket is welcomed), `onEnd()` once a finished game's last event came,
+ * `onFail(last)` when the socket cannot be used (above). Returns `{send(body), stop()}`:
+ * `send` takes the body `POST …/actions` takes and resolves to the `accepted` message, or
+ * rejects with the ApiError POST would have given (or SocketLost).
  */
 export function live(path, { after = 0, token = null, onEvent, onLegal, onState, onEnd, onFail }) {
   const url = new URL(path, location.href);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   let last = after; // the last version handed on
-  let over = false; // a `game_over` came: a close 1000 now is the end
   let ws = null;
   let everOpened = false;
   let failures = 0;
@@ -60,7 +63,6 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
       const event = message.event;
       if (event.version <= last) return; // never handed on twice
       last = event.version;
-      if (event.type === "game_over") over = true;
       onEvent({ id: String(event.version), type: event.type, data: JSON.stringify(event) });
     } else if (message.type === "legal_actions") {
       if (onLegal) onLegal({ version: message.version, actions: message.actions });
@@ -71,11 +73,6 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
       if (message.type === "accepted") waiting.resolve(message);
       else waiting.reject(new ApiError(message.status, message.error.code, message.error.message));
     }
-  }
-
-  /** The hello was refused (the one refusal naming no command): the server closes next. */
-  function helloRefused(message) {
-    return message.type === "refused" && message.command_id === null;
   }
 
   function giveUp() {
@@ -100,18 +97,15 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
       return;
     }
     ws = socket;
-    let openedAt = null;
-    let heard = false;
-    let refused = false;
+    let welcomed = false; // the server accepted this socket's hello
+    let brought = false; // an event came on it
     socket.onopen = () => {
       if (stopped) return;
-      openedAt = performance.now();
       everOpened = true;
       const hello = { type: "hello", after: last };
       if (token) hello.token = token;
       socket.send(JSON.stringify(hello));
-      for (const { body } of pending.values()) transmit(body);
-      if (onState) onState("live");
+      for (const { body } of pending.values()) transmit(body); // answered after the welcome
     };
     socket.onmessage = (message) => {
       if (stopped) return;
@@ -121,14 +115,18 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
       } catch (_) {
         return; // not JSON: not the service's
       }
-      heard = true;
-      if (helloRefused(parsed)) refused = true;
-      else receive(parsed);
+      if (parsed.type === "welcome") {
+        welcomed = true;
+        if (onState) onState("live");
+        return;
+      }
+      if (parsed.type === "event") brought = true;
+      receive(parsed); // a refused hello names no command: passed by (its close is a failure)
     };
     socket.onclose = (closing) => {
       if (stopped || socket !== ws) return;
       ws = null;
-      if (closing.code === NORMAL && over) {
+      if (closing.code === NORMAL && welcomed) {
         stopped = true;
         settleAll();
         if (onEnd) onEnd();
@@ -138,14 +136,14 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
         giveUp();
         return;
       }
-      const failed = openedAt === null || refused || (!heard && performance.now() - openedAt < STEADY_MS);
+      const failed = !welcomed || (closing.code === FAILED && !brought);
       failures = failed ? failures + 1 : 0;
       if (failures >= MAX_FAILURES) {
         giveUp();
         return;
       }
       if (onState) onState("reconnecting");
-      timer = setTimeout(open, RETRY_MS * failures); // a steady socket's drop: at once
+      timer = setTimeout(open, welcomed ? 0 : RETRY_MS * failures); // a drop: at once
     };
   }
 
