@@ -11,9 +11,10 @@ interleaved round by round (the order rotating) so that all see the same machine
   event is sealed (``domain/engine/log.py``: version, time, command id, hash chain) and kept
   as the stream entry holds it: field ``e`` = the canonical JSON bytes of the stored event, in
   the shape of an ``XRANGE`` reply. Timed: the store's own decode of that reply
-  (``service/store/events.py``: ``json.loads`` and ``StoredEvent.from_json`` per entry), then the
-  fold of each stored event's ``event``, as ``GameRepository.head`` folds a game it does not
-  hold. No Redis round trip (nor its reply parsing) is in it;
+  (``service/store/events.py``: ``json_codec.decode`` and ``StoredEvent.from_json`` per
+  entry, into a list, as ``read`` returns it), then the fold of each stored event's ``event``,
+  made as the fold reaches it, as ``GameRepository.head`` does for a game it does not hold.
+  No Redis round trip (nor its reply parsing) is in it;
 - **the peer**: ``eventsourcing`` (9.5.6) rebuilding an aggregate with as many events
   (``app.repository.get(id)``). An ``Application`` with the in-memory POPO recorder, its
   default JSON transcoder, no cipher, no compressor, snapshotting off and no aggregate cache;
@@ -25,7 +26,10 @@ interleaved round by round (the order rotating) so that all see the same machine
   fold, except that its "rules" are two dictionary writes where Floe's are Arktia's.
 
 The ratio that has a target is decode + fold over the peer's rebuild (both read stored JSON);
-pure fold over the peer is reported beside it.
+pure fold over the peer is reported beside it. ``play.fold`` hands each run of events that
+change the board alone to the game's ``evolve_all`` (Arktia's folds it on one working copy,
+``domain/games/arktia/folding.py``); ``GameRepository.head`` still applies event by event
+(``play.apply``, with the clock), which gains only what ``evolve`` itself gained.
 """
 
 from __future__ import annotations
@@ -175,7 +179,7 @@ def stored_entries(events: Sequence[Event], game_id: str = GAME_ID) -> Entries:
 def decode_and_fold(rules: Rules[Any], entries: Entries) -> GameState[Any]:
     """A cache miss of the service: the store's decode, then the fold of what it decoded."""
     stored = decode_entries(entries)
-    return play.fold(rules, stored[0].game_id, [item.event for item in stored])
+    return play.fold(rules, stored[0].game_id, (item.event for item in stored))
 
 
 # ----- the benchmark -------------------------------------------------------------------------

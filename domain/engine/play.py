@@ -19,6 +19,8 @@ neither checked nor advanced (``domain.engine.clock``).
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -273,6 +275,8 @@ def apply(
 
 #: The event types that may take a seat out of the game.
 _LEAVING = frozenset({RESIGN, TIMEOUT, DECISION})
+#: The event types that change more of the state than the board and the version.
+_NOT_BOARD_ONLY = _LEAVING | {GAME_OVER, SEED_REVEALED}
 
 
 def _leave(rules: Rules[Any], state: GameState[Any], version: int, event: Event) -> GameState[Any]:
@@ -294,15 +298,45 @@ def _leave(rules: Rules[Any], state: GameState[Any], version: int, event: Event)
 
 def fold(rules: Rules[Any], game_id: str, events: Iterable[Event]) -> GameState[Any]:
     """The state after all ``events``, the first of which must be ``game_created``; a game
-    with a clock needs ``fold_timed``."""
+    with a clock needs ``fold_timed``.
+
+    Most events change the board alone (``apply`` then makes a ``GameState`` for each just
+    to replace its board): each run of them is folded into the board at once, by the game's
+    ``evolve_all`` where it has one, which may fold a run faster than event by event.
+    """
     iterator = iter(events)
     first = next(iterator)
     if first.type != GAME_CREATED:
         raise ValueError(f"a game's first event is game_created, not {first.type}")
     state = new_game(rules, game_id, GameCreated.from_json(first.data))
-    for event in iterator:
-        state = apply(rules, state, event)
+    for board_only, run in itertools.groupby(iterator, _changes_the_board_alone):
+        if board_only:
+            # Counted as they go by (``zip`` stops at the end of ``run`` before taking a
+            # number), not listed: no event need outlive its turn.
+            counter = itertools.count()
+            counted = map(operator.itemgetter(0), zip(run, counter, strict=False))
+            board = _evolve_all(rules, state.board, counted)
+            state = _replace(state, state.version + next(counter), board=board)
+        else:
+            for event in run:
+                state = apply(rules, state, event)
     return state
+
+
+def _changes_the_board_alone(event: Event) -> bool:
+    return event.type not in _NOT_BOARD_ONLY
+
+
+def _evolve_all(rules: Rules[Any], board: Any, events: Iterable[Event]) -> Any:
+    """``rules.evolve`` over ``events`` in turn, or the rules' own ``evolve_all`` where they
+    have one (it reaches the same board faster, and takes every event: ``fold`` counts them
+    as they go)."""
+    evolve_all = getattr(rules, "evolve_all", None)
+    if evolve_all is not None:
+        return evolve_all(board, events)
+    for event in events:
+        board = rules.evolve(board, event)
+    return board
 
 
 def fold_timed(

@@ -38,8 +38,22 @@ def components(tiles: Iterable[Hex]) -> list[list[Hex]]:
 
 
 def is_connected(tiles: frozenset[Hex] | set[Hex]) -> bool:
-    """True when ``tiles`` form one group (an empty set counts as connected)."""
-    return graphs.is_connected(tiles, neighbours)
+    """True when ``tiles`` form one group (an empty set counts as connected).
+
+    ``graphs.is_connected``'s search, meeting each tile's neighbours by one set operation
+    rather than one by one: a fold asks this for every move that may split a colour.
+    """
+    if not tiles:
+        return True
+    start = next(iter(tiles))
+    seen = {start}
+    frontier = [start]
+    while frontier:
+        fresh = tiles.intersection(neighbours(frontier.pop()))
+        fresh -= seen
+        seen |= fresh
+        frontier.extend(fresh)
+    return len(seen) == len(tiles)
 
 
 def articulation_points(tiles: frozenset[Hex] | set[Hex]) -> frozenset[Hex]:

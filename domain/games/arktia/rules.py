@@ -1,23 +1,21 @@
-"""Arktia's rules: setup, checking an action, and evolving the board by an event.
+"""Arktia's rules: setup, the questions the engine asks, and checking an action.
 
-The turn: one place, move or retire; then removals (ties wait for ``keep_group``); then a
-``melt`` if the player began the turn with an empty reserve; then the next player who can
-act. ``check`` refuses with stable codes; ``evolve`` trusts the log. ``leave`` takes a seat
-out of the game (it resigned, timed out or was forfeited), like a retirement.
+``check`` refuses with stable codes; ``evolve`` trusts the log (``evolving``, event by event;
+``folding``, a run of events at once). ``leave`` takes a seat out of the game (it resigned,
+timed out or was forfeited), like a retirement.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from domain.engine.departures import LeaveReason
 from domain.engine.errors import IllegalAction
 from domain.engine.rules import DeclaredRules, Draw
 from domain.engine.types import JSON, Event, GameCreated, Outcome
+from domain.games.arktia import evolving, folding
 from domain.games.arktia.actions import (
-    ACTIONS,
     ArktiaAction,
     KeepGroup,
     Melt,
@@ -25,20 +23,8 @@ from domain.games.arktia.actions import (
     Place,
     Retire,
     parse_action,
-    trusted_action,
 )
-from domain.games.arktia.board import (
-    ArktiaBoard,
-    EndReason,
-    Phase,
-    Player,
-    Tie,
-    colour_order,
-    keeps_together,
-    may_split,
-    split_groups,
-)
-from domain.games.arktia.hexes import Hex
+from domain.games.arktia.board import ArktiaBoard, Phase, Player, keeps_together
 from domain.games.arktia.info import INFO
 from domain.games.arktia.setup import read_options
 from domain.games.arktia.stacks import NEUTRAL, Colour, Stack
@@ -77,7 +63,7 @@ class ArktiaRules(DeclaredRules):
             turns=0,
             turn_limit=options.turn_limit,
         )
-        return _start_turn(board, 0)
+        return evolving.start_turn(board, 0)
 
     def parse_action(self, data: Mapping[str, Any]) -> ArktiaAction:
         return parse_action(data)
@@ -154,21 +140,11 @@ class ArktiaRules(DeclaredRules):
     # ----- evolving -----------------------------------------------------------------------
 
     def evolve(self, board: ArktiaBoard, event: Event) -> ArktiaBoard:
-        if event.type not in ACTIONS.types:
-            return board  # no other event changes an Arktia board
-        action = trusted_action(event.data["action"])
-        seat = event.actor if isinstance(event.actor, int) else board.current or 0
-        if isinstance(action, Place):
-            return _after_action(_place(board, seat, action), seat, set())
-        if isinstance(action, Move):
-            moved_board, colours = _move(board, action)
-            return _after_action(moved_board, seat, colours)
-        if isinstance(action, Retire):
-            board = board.but(turns=board.turns + 1)
-            return _end_turn(_end_player(board, seat, "retired"), seat)
-        if isinstance(action, KeepGroup):
-            return _after_removal(_keep(board, seat, action), seat)
-        return _end_turn(_melt(board, seat, action), seat)
+        return evolving.evolve(board, event)
+
+    def evolve_all(self, board: ArktiaBoard, events: Iterable[Event]) -> ArktiaBoard:
+        """``evolve`` over ``events`` in turn, on one working copy (``folding``)."""
+        return folding.fold_events(board, events)
 
     def leave(self, board: ArktiaBoard, seat: int, reason: LeaveReason) -> ArktiaBoard:
         """``seat`` leaves, for either ``reason`` alike: its game ends as by retiring (rule
@@ -184,7 +160,7 @@ class ArktiaRules(DeclaredRules):
         if board.finished:
             return board
         if board.players[seat].ended is None:
-            board = _end_player(board, seat, "retired")
+            board = evolving.end_player(board, seat, "retired")
         if seat != board.current:
             return board
         acted = bool(board.ties) or board.melt_owed
@@ -193,7 +169,7 @@ class ArktiaRules(DeclaredRules):
             unsettled=board.unsettled | {tie.colour for tie in board.ties},
             turns=board.turns if acted else board.turns + 1,
         )
-        return _end_turn(board, seat)
+        return evolving.end_turn(board, seat)
 
 
 ARKTIA = ArktiaRules()
@@ -265,165 +241,3 @@ def _check_melt(board: ArktiaBoard, action: Melt) -> None:
 
 def _colour_name(colour: Colour) -> str:
     return "neutral" if colour == NEUTRAL else str(colour)
-
-
-# ----- evolving ------------------------------------------------------------------------------
-
-
-def _place(board: ArktiaBoard, seat: int, action: Place) -> ArktiaBoard:
-    neutral = board.phase == "neutral"
-    owner: Colour = NEUTRAL if neutral else seat
-    players = list(board.players)
-    players[seat] = players[seat].taking(action.size, neutral=neutral)
-    stacks = dict(board.stacks)
-    stacks[action.tile] = Stack.single(action.size, owner)
-    return board.but(stacks=stacks, players=tuple(players), turns=board.turns + 1)
-
-
-def _move(board: ArktiaBoard, action: Move) -> tuple[ArktiaBoard, set[Colour]]:
-    """The board after a move, and the colours whose groups may now be split.
-
-    Only the colours of the moving pieces change which tiles they stand on, so only they can
-    fall apart into groups. One that a dropped tie left in pieces (``unsettled``) may be in
-    pieces still, so it is always checked.
-    """
-    stack = board.stacks[action.source]
-    unit = stack.units()[action.unit]
-    moving, staying = stack.take(unit)
-    stacks = board.with_move(action.source, moving, staying, action.target)
-    unsettled = board.unsettled
-    suspects = {
-        colour
-        for colour in moving.colours
-        if colour in unsettled
-        or may_split(board.stacks, stacks, colour, action.source, action.target, staying)
-    }
-    return board.but(stacks=stacks, turns=board.turns + 1), suspects
-
-
-def _after_action(board: ArktiaBoard, seat: int, colours: set[Colour]) -> ArktiaBoard:
-    """Remove the lighter groups of every split colour; ties wait for the active player."""
-    if board.unsettled and colours:
-        board = board.but(unsettled=board.unsettled - colours)  # each is settled below
-    ties: list[Tie] = []
-    for colour in sorted(colours, key=colour_order):
-        if keeps_together(board.stacks, colour):
-            continue  # the common case, and much cheaper than weighing groups
-        groups = split_groups(board.stacks, colour)
-        heaviest = max(weight for _, weight in groups)
-        tied = [group for group, weight in groups if weight == heaviest]
-        if len(tied) > 1:
-            ties.append(Tie(colour, tuple(tied)))
-        else:
-            board = _capture(board, seat, colour, tied[0])
-    if ties:
-        return board.but(ties=tuple(ties))
-    return _after_removal(board, seat)
-
-
-def _keep(board: ArktiaBoard, seat: int, action: KeepGroup) -> ArktiaBoard:
-    tie = board.ties[0]
-    group = next(g for g in tie.groups if action.tile in g)
-    return _capture(board.but(ties=board.ties[1:]), seat, tie.colour, group)
-
-
-def _capture(board: ArktiaBoard, seat: int, colour: Colour, group: frozenset[Hex]) -> ArktiaBoard:
-    """Take every piece of ``colour`` outside ``group`` off the board: ``seat`` keeps them."""
-    stacks = dict(board.stacks)
-    removed = 0
-    for tile, stack in board.stacks.items():
-        if tile in group or colour not in stack:
-            continue
-        removed += stack.count(colour)
-        rest = stack.without(colour)
-        if rest.empty:
-            del stacks[tile]
-        else:
-            stacks[tile] = rest
-    players = list(board.players)
-    players[seat] = replace(players[seat], kept=players[seat].kept + removed)
-    if colour == NEUTRAL:
-        return board.but(
-            stacks=stacks, players=tuple(players), neutral_lost=board.neutral_lost + removed
-        )
-    players[colour] = replace(players[colour], lost=players[colour].lost + removed)
-    return board.but(stacks=stacks, players=tuple(players))
-
-
-def _after_removal(board: ArktiaBoard, seat: int) -> ArktiaBoard:
-    """Once ties are settled: owe a melt if the turn began with an empty reserve."""
-    if board.ties:
-        return board
-    if board.melt_due and board.phase == "play":
-        if board.meltable():
-            return board.but(melt_owed=True)
-        board = _end_player(board, seat, "cannot_melt")
-    return _end_turn(board, seat)
-
-
-def _melt(board: ArktiaBoard, seat: int, action: Melt) -> ArktiaBoard:
-    board = board.but(tiles=board.tiles - {action.tile}, melt_owed=False)
-    return _credit_melt(board, seat)
-
-
-def _credit_melt(board: ArktiaBoard, seat: int) -> ArktiaBoard:
-    players = list(board.players)
-    players[seat] = replace(players[seat], melted=players[seat].melted + 1)
-    return board.but(players=tuple(players))
-
-
-def _end_player(board: ArktiaBoard, seat: int, reason: EndReason) -> ArktiaBoard:
-    players = list(board.players)
-    players[seat] = replace(players[seat], ended=reason)
-    return board.but(players=tuple(players))
-
-
-def _end_turn(board: ArktiaBoard, seat: int) -> ArktiaBoard:
-    """Close ``seat``'s turn: apply rule (c) and the turn limit, then find who plays next."""
-    opening = board.step < len(board.schedule)
-    if opening or board.melt_owed or board.melt_due:
-        board = board.but(
-            melt_owed=False, melt_due=False, step=board.step + 1 if opening else board.step
-        )
-    if board.phase == "play":
-        # Everyone has two pieces when play begins and only captures take pieces away, so
-        # only a player who has lost some can be down to one.
-        for other, player in enumerate(board.players):
-            if player.ended is None and player.lost and board.on_board(other) <= 1:
-                board = _end_player(board, other, "too_few")
-    if board.turns >= board.turn_limit:
-        for other, player in enumerate(board.players):
-            if player.ended is None:
-                board = _end_player(board, other, "turn_limit")
-        return board.but(current=None, finished=True)
-    if board.step < len(board.schedule):
-        return _start_turn(board, board.step)
-    return _next_in_play(board, seat if not opening else board.seats - 1)
-
-
-def _start_turn(board: ArktiaBoard, step: int) -> ArktiaBoard:
-    """Find the next opening step whose seat can place; a seat that cannot is out (rule a)."""
-    while step < len(board.schedule):
-        seat = board.schedule[step][1]
-        candidate = board.but(step=step)
-        if board.players[seat].ended is None:
-            if candidate.can_act(seat):
-                return candidate.but(current=seat)
-            board = _end_player(candidate, seat, "no_action")
-        step += 1
-    board = board.but(step=step)
-    return _next_in_play(board, board.seats - 1)
-
-
-def _next_in_play(board: ArktiaBoard, last: int) -> ArktiaBoard:
-    """The next seat after ``last`` still playing and able to; none left ends the game."""
-    seats = len(board.players)
-    for offset in range(1, seats + 1):
-        seat = (last + offset) % seats
-        player = board.players[seat]
-        if player.ended is not None:
-            continue
-        if board.can_act(seat):
-            return board.but(current=seat, melt_due=not any(player.reserve))
-        board = _end_player(board, seat, "no_action")
-    return board.but(current=None, finished=True)

@@ -45,6 +45,9 @@ _LANDINGS: frozenset[tuple[Sizes, Sizes]] = frozenset(
 
 _FORMS = {D | G: "A", T | D: "B", T | G: "C", T | D | G: "D"}
 
+#: Makes a ``Stack`` from its three slots without the named tuple's own ``__new__``.
+_new = tuple.__new__
+
 
 class Stack(NamedTuple):
     """The pieces on one tile, as the colour in each size's slot (None when absent).
@@ -120,9 +123,13 @@ class Stack(NamedTuple):
 
     def take(self, sizes: Sizes) -> tuple[Stack, Stack]:
         """Split into (the moving unit, what stays behind)."""
-        g, d, t = sizes & G, sizes & D, sizes & T
-        moving = Stack(self.g if g else None, self.d if d else None, self.t if t else None)
-        staying = Stack(None if g else self.g, None if d else self.d, None if t else self.t)
+        g, d, t = self
+        moving = _new(
+            Stack, (g if sizes & G else None, d if sizes & D else None, t if sizes & T else None)
+        )
+        staying = _new(
+            Stack, (None if sizes & G else g, None if sizes & D else d, None if sizes & T else t)
+        )
         return moving, staying
 
     def accepts(self, unit: Stack) -> bool:
@@ -130,10 +137,13 @@ class Stack(NamedTuple):
         return self.empty or (unit.sizes, self.sizes) in _LANDINGS
 
     def merge(self, unit: Stack) -> Stack:
-        return Stack(  # positional: every move of a fold merges
-            unit.g if unit.g is not None else self.g,
-            unit.d if unit.d is not None else self.d,
-            unit.t if unit.t is not None else self.t,
+        return _new(  # no ``Stack.__new__`` in between: every move of a fold merges
+            Stack,
+            (
+                unit.g if unit.g is not None else self.g,
+                unit.d if unit.d is not None else self.d,
+                unit.t if unit.t is not None else self.t,
+            ),
         )
 
     def without(self, colour: Colour) -> Stack:
