@@ -198,6 +198,7 @@ def killed_mover(settings: Settings, step: str, tournament_id: str) -> None:
     assert run.returncode == -signal.SIGKILL, run.stderr.decode()
 
 
+@pytest.mark.processes  # the killed mover
 @pytest.mark.parametrize("step", STEPS)
 def test_a_tournament_mover_killed_after_any_step_loses_nothing(
     settings: Settings, redis_client: redis.Redis, step: str
@@ -222,6 +223,7 @@ def test_a_tournament_mover_killed_after_any_step_loses_nothing(
     assert tournament_reads(fresh, tournament_id, tokens, games[0]) == before
 
 
+@pytest.mark.processes  # the killed mover
 def test_a_write_after_the_mover_read_is_never_lost(
     settings: Settings, redis_client: redis.Redis
 ) -> None:

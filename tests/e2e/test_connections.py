@@ -36,6 +36,8 @@ from tests.support.floe_run import (
 )
 from tests.support.waiting import PROMPTLY, wait_until
 
+pytestmark = pytest.mark.processes  # every test asks for ``served``: floe run
+
 CONNECTIONS_PER_ADDRESS = 8
 HEADER_SECONDS = 3.0
 #: Long, so a body that is waited for would be answered 408 long after everything here.

@@ -498,6 +498,7 @@ def test_a_generated_client_creates_plays_reads_and_exports_a_tournament(
     assert [s.to_dict() for s in stored] == [e.to_dict() for e in events.events]
 
 
+@pytest.mark.processes  # the client generator and gunicorn (generated, base_url)
 def test_a_generated_client_plays_against_a_clock_resigns_and_decides(
     generated: Generated, base_url: str
 ) -> None:

@@ -150,6 +150,7 @@ threading.Event().wait()
 """
 
 
+@pytest.mark.processes  # the holder
 def test_slots_of_a_killed_process_are_given_back_once_its_liveness_lapses(
     client: FlaskClient, redis_client: redis.Redis, redis_url: str
 ) -> None:

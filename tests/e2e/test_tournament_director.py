@@ -15,6 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
@@ -305,6 +306,7 @@ def test_the_audit_accepts_the_export_of_a_manual_tournament(
     assert status == 0, said
 
 
+@pytest.mark.processes  # floe replay verify
 def test_cancelling_ends_the_live_games_and_pairs_nothing_more(
     app: Flask, client: FlaskClient, redis_client: redis.Redis, tmp_path: Path
 ) -> None:

@@ -222,6 +222,7 @@ def _post_upload(port: int, body: bytes) -> tuple[int, Any]:
         connection.close()
 
 
+@pytest.mark.processes
 def test_health_answers_while_an_upload_is_audited_on_floe_run(tmp_path: Path) -> None:
     """One gunicorn worker, its upload held in the child: health is answered by that same
     worker while the upload has not been (its event loop was never blocked by it)."""

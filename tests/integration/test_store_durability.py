@@ -54,6 +54,7 @@ def server(tmp_path: Path, config: dict[str, str]) -> RedisServer:
     return RedisServer(tmp_path / "redis", config=config, executable=redis_server_binary())
 
 
+@pytest.mark.processes  # a redis-server
 def test_a_store_that_evicts_and_keeps_no_aof_is_named_for_both(careless: RedisServer) -> None:
     with careless.client() as client:
         safety = read_safety(client)
@@ -65,6 +66,7 @@ def test_a_store_that_evicts_and_keeps_no_aof_is_named_for_both(careless: RedisS
     assert (answer["maxmemory_policy"], answer["appendonly"]) == ("allkeys-lru", "no")
 
 
+@pytest.mark.processes  # a redis-server
 def test_floe_runs_own_configuration_is_durable(tmp_path: Path) -> None:
     with server(tmp_path, dict(DURABLE_CONFIG)) as durable, durable.client() as client:
         safety = read_safety(client)
@@ -73,6 +75,7 @@ def test_floe_runs_own_configuration_is_durable(tmp_path: Path) -> None:
     assert safety.to_json()["appendfsync"] == "always"
 
 
+@pytest.mark.processes  # a redis-server
 def test_an_aof_fsynced_every_second_is_a_caution_not_a_problem(tmp_path: Path) -> None:
     config = {**DURABLE_CONFIG, "appendfsync": "everysec"}
     with server(tmp_path, config) as everysec, everysec.client() as client:
@@ -85,6 +88,7 @@ def test_an_aof_fsynced_every_second_is_a_caution_not_a_problem(tmp_path: Path) 
     assert warnings.said == [f"the event store: {caution}"]
 
 
+@pytest.mark.processes  # a redis-server
 def test_a_store_that_refuses_config_is_unknown_and_started_on_with_a_warning(
     tmp_path: Path,
 ) -> None:
@@ -111,6 +115,7 @@ def test_a_store_that_refuses_config_is_unknown_and_started_on_with_a_warning(
     assert warnings.said == [f"the event store: {caution}"]
 
 
+@pytest.mark.processes  # a redis-server
 def test_the_start_check_refuses_unless_the_risk_is_accepted(careless: RedisServer) -> None:
     with careless.client() as client:
         with pytest.raises(StoreRisksRefused) as refused:
@@ -124,6 +129,7 @@ def test_the_start_check_refuses_unless_the_risk_is_accepted(careless: RedisServ
     assert all(said.startswith("the event store may lose games: ") for said in warnings.said)
 
 
+@pytest.mark.slow  # waits out connection timeouts: 4 s
 def test_a_store_that_does_not_answer_is_not_refused_at_start(tmp_path: Path) -> None:
     """The API answers 503 until it is back, and the health check reads it again then."""
     port = free_tcp_port()

@@ -15,6 +15,8 @@ from service.uploads.pool import UploadLimits, UploadPool
 from tests.support.uploads import GATE_ENV, Gate, long_export
 from tests.support.waiting import PROMPTLY, wait_for, wait_until
 
+pytestmark = pytest.mark.processes  # a pool's children, and a stand-in API process
+
 #: A stand-in for the API process: a pool, one upload, the child's pid printed; then it
 #: waits to be killed. With a gate set, the upload is held in the child when it dies.
 API_STAND_IN = """

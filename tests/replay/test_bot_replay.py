@@ -45,6 +45,7 @@ def a_bot_move(events: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     return moves[len(moves) // 2]
 
 
+@pytest.mark.slow  # every bot move of a whole game thought again: 10-20 s for some games
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_bot_move_is_made_again_and_matches(name: str) -> None:
     events = log_of(name)
@@ -59,6 +60,7 @@ def test_every_bot_move_is_made_again_and_matches(name: str) -> None:
     assert str(verdict).endswith(f"; {verdict.bots.moves} bot moves re-derived: {seats_said})")
 
 
+@pytest.mark.slow  # as above, up to the forged move
 @pytest.mark.parametrize("kind", ["random", "greedy", "mcts"])
 def test_a_forged_bot_move_fails_naming_seat_version_and_both_moves(kind: str) -> None:
     events = log_of("arktia")
@@ -75,6 +77,7 @@ def test_a_forged_bot_move_fails_naming_seat_version_and_both_moves(kind: str) -
     )
 
 
+@pytest.mark.slow  # a whole game of bots played to make the log
 def test_no_bot_replay_passes_the_forgery_and_says_so() -> None:
     events = log_of("iceberg")
     forged, _ = forge_move(events, a_bot_move(events, "greedy")["version"])

@@ -202,6 +202,7 @@ def test_version_1_has_none_of_version_2s_fields(
     assert failed(export).problems == (problem,)
 
 
+@pytest.mark.slow  # a family of whole-tournament audits
 @pytest.mark.parametrize(
     ("version", "problem"),
     [
@@ -256,6 +257,7 @@ def test_a_directed_tournament_verifies_ok_through_the_cli(tmp_path: Path) -> No
     assert len(verdict["crosstable"]) == 8
 
 
+@pytest.mark.slow  # a family of whole-tournament audits
 @pytest.mark.parametrize("seq", [1, 2, 3, 4, 5])
 def test_a_dropped_decision_fails(seq: int) -> None:
     """Dropped, and the rest renumbered and the standings recomputed to hide it: the withdraw
@@ -325,6 +327,7 @@ def test_decisions_out_of_order_fail() -> None:
     assert "decision 4 (pause): made with 1 rounds paired, after decision 3 made with 2" in problems
 
 
+@pytest.mark.slow  # a family of whole-tournament audits
 @pytest.mark.parametrize(
     ("index", "rounds_paired", "problem"),
     [
@@ -507,6 +510,7 @@ def test_a_decision_after_the_cancel_fails() -> None:
     assert problems == ("decision 2 (pause): made after the tournament was cancelled (decision 1)",)
 
 
+@pytest.mark.slow  # a family of whole-tournament audits
 @pytest.mark.parametrize("start", ["manual", {"after_s": 300}, "auto"])
 def test_round_start_is_recorded(start: object) -> None:
     export = directed().copy()
@@ -554,6 +558,7 @@ MALFORMED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
 }
 
 
+@pytest.mark.slow  # a family of whole-tournament audits
 @pytest.mark.parametrize("kind", sorted(MALFORMED))
 def test_a_malformed_version_2_manifest_fails_on_line_1(kind: str) -> None:
     change, reason = MALFORMED[kind]

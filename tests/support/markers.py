@@ -7,11 +7,14 @@ tests none of them marks, `make test` runs everything. The rules:
 * by directory: every test under tests/browser is ``browser`` and ``processes``, under
   tests/cluster ``cluster`` and ``processes``, under tests/faults ``processes``;
 * by fixture: a test that asks for a fixture starting processes (``PROCESS_FIXTURES``, even
-  through another fixture) is ``processes``;
+  through another fixture) is ``processes``.
 
-A test that starts processes itself (the floe CLI, a redis-server, ``floe run``) says so with
-``@pytest.mark.processes``; ``slow`` is always written by hand, where ``--durations=0`` shows
-a test (or a large family of them) is slow.
+A test that starts processes itself (the floe CLI, a redis-server, ``floe run``, a child
+python), or through a fixture of its own module, says so with ``@pytest.mark.processes`` (the
+module's ``pytestmark`` when every test in it does). tests/unit/test_test_layout.py finds, in
+the source, every test that starts processes and fails while one is not marked, and while a
+conftest's fixture that starts them is missing here. ``slow`` is always written by hand,
+where ``--durations=0`` shows a test (or a large family of them) is slow.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ PROCESS_FIXTURES = frozenset(
         "durable_redis",  # a redis-server of its own (tests/faults/conftest.py)
         "floe",  # floe run (tests/browser/conftest.py)
         "redis_cluster",  # six redis-servers (tests/cluster/conftest.py)
+        "postgres_server",  # a PostgreSQL of its own (tests/support/postgres.py)
     }
 )
 #: The xdist group of every test that runs Floe's services (floe run, gunicorn, workers, a

@@ -6,6 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.processes  # each test runs a child python
+
 SCRIPT = """
 import resource, sys
 from service.run.open_files import raise_open_files

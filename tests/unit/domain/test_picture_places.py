@@ -157,6 +157,7 @@ def _types(game: Game[Any], state: GameState[Any]) -> set[str]:
     return {a.type for seat in seats for a in play.legal_actions(game.rules, state, seat)}
 
 
+@pytest.mark.slow  # 18 whole games, every position's actions: 1-3 s each
 @pytest.mark.parametrize(("name", "seats", "seed"), SETUPS)
 def test_every_action_naming_a_place_can_be_tapped(name: str, seats: int, seed: int) -> None:
     """A sample of positions, and every position offering an action type checked fewer
