@@ -14,8 +14,10 @@ import re
 import urllib.parse
 
 MASK = "***"
-#: A run of text that may hold a URL: no blanks or quotes (``'...'`` as ``repr`` puts it).
-_WORD = re.compile(r"[^\s'\"]+")
+#: A run of text that may hold a URL: no blanks. A quote may be part of a password, so it
+#: is kept in the word; only quotes around it (``'...'`` as ``repr`` puts it) are set aside.
+_WORD = re.compile(r"\S+")
+_QUOTES = "'\""
 #: Where one URL of a comma-separated list starts (a cluster's ``REDIS_URL``).
 _NEXT_URL = re.compile(r",(?=[A-Za-z][A-Za-z0-9+.-]*:/?/)")
 
@@ -29,7 +31,11 @@ def without_secrets(text: str) -> str:
 def _mask_word(word: str) -> str:
     if "@" not in word:
         return word
-    return ",".join(_mask_url(url) for url in _NEXT_URL.split(word))
+    inner = word.lstrip(_QUOTES)
+    before = word[: len(word) - len(inner)]
+    core = inner.rstrip(_QUOTES + ",.;:)")
+    after = inner[len(core) :]
+    return before + ",".join(_mask_url(url) for url in _NEXT_URL.split(core)) + after
 
 
 def _mask_url(url: str) -> str:

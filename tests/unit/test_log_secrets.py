@@ -51,6 +51,10 @@ def test_a_store_url_is_shown_without_its_password(url: str, shown: str) -> None
         ("redis://u:s3@cret@h", "redis://u:***@h"),  # an @ in the password
         ("redis://[::1:s3cret@h", "redis://[:***@h"),  # an IPv6 host never closed
         ("u:s3cret@h", "u:***@h"),
+        # a quote is a legal character of a password: it must not split the URL in two
+        ("redis://u:pa'ss@h:6379/0", "redis://u:***@h:6379/0"),
+        ('"redis://u:pa\'ss@h:6379/0"', '"redis://u:***@h:6379/0"'),  # as repr quotes it
+        ('redis://:s3cr"et@h:1', "redis://:***@h:1"),
     ],
 )
 def test_a_url_urllib_cannot_read_is_masked_by_its_shape(url: str, shown: str) -> None:

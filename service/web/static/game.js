@@ -704,18 +704,18 @@ function followSocket() {
       showLive("ended");
       refresh();
     },
-    onFail: () => {
+    onFail: (last) => {
       socket = null;
-      followStream();
+      followStream(Math.min(latest, last)); // from what the socket brought: no receipt skipped
     },
   });
   stop = socket.stop;
 }
 
-function followStream() {
+function followStream(after = latest) {
   showLive("connecting", "sse");
   stop = follow(`${base}/events/stream`, {
-    after: latest,
+    after,
     token,
     onEvent: streamedEvent,
     onState: showLive,

@@ -143,7 +143,7 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
         return;
       }
       if (onState) onState("reconnecting");
-      timer = setTimeout(open, welcomed ? 0 : RETRY_MS * failures); // a drop: at once
+      timer = setTimeout(open, failed ? RETRY_MS * failures : 0); // a drop: at once
     };
   }
 
