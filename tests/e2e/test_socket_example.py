@@ -4,30 +4,15 @@ order, and a spectator's socket opened afterwards shows what ``GET .../events`` 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tests.support.examples import load_example
 from tests.support.floe_run import FloeRun, call, floe_run
 from tests.support.waiting import PROMPTLY
 
 pytestmark = pytest.mark.processes
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "socket_client.py"
-
-
-def load_example() -> ModuleType:
-    """The example as a module (a script beside the manual, not a package)."""
-    spec = importlib.util.spec_from_file_location("socket_client_example", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")

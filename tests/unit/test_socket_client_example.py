@@ -5,30 +5,17 @@ server: its message building and its ``Player`` do no I/O.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from tests.support.examples import load_example
 from tests.support.openapi import OpenApi, _pointer
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "socket_client.py"
 CLIENT = _pointer("components", "schemas", "SocketClientMessage")
 SERVER = _pointer("components", "schemas", "SocketServerMessage")
 PLACE = {"type": "place", "size": "G", "tile": [0, 0]}
-
-
-def load_example() -> ModuleType:
-    """The example as a module of its own (it is a script beside the manual, not a package)."""
-    spec = importlib.util.spec_from_file_location("socket_client_example", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
