@@ -123,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         draws_only=args.draws_only,
         retry_failed=args.retry_failed,
     )
+    from service.run.collector import tune_for_server
+
+    tune_for_server()  # as a web worker's: bots fold many states, the collector walked them
     job_worker.run()
     return 0
 

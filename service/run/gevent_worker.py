@@ -29,6 +29,7 @@ import gevent
 from gunicorn.workers.ggevent import GeventWorker
 
 from service.limits.addresses import TrustedProxies
+from service.run.collector import tune_for_server
 from service.run.open_files import raise_open_files
 from service.settings import Settings
 
@@ -147,6 +148,7 @@ class CappedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is unt
     def load_wsgi(self) -> None:
         super().load_wsgi()
         self.wsgi = ClosingConnections(self.wsgi)
+        tune_for_server()  # the app is loaded: what is here now lives as long as the worker
 
     def timeout_ctx(self) -> gevent.Timeout:
         """The deadline of one request's line and headers (silent: gunicorn then closes)."""
