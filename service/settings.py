@@ -232,6 +232,31 @@ class ArchiveUrl(Kind[str | None]):
         return "`sqlite:///$FLOE_DATA_DIR/archive.sqlite3`"
 
 
+class RedisUrl(Kind[str | None]):
+    """A Redis's URL, or several comma-separated (a cluster's nodes); unset or empty is None.
+    A scheme redis-py cannot open is refused here, by name, rather than by a traceback when
+    the first process connects."""
+
+    shape = "`redis://…`, `rediss://…` or `unix://…` (comma-separated: a cluster's nodes)"
+    schemes = ("redis://", "rediss://", "unix://")
+
+    def read(self, name: str, env: Mapping[str, str], default: str | None) -> str | None:
+        raw = env.get(name, "").strip()
+        if not raw:
+            return default
+        for url in raw.split(","):
+            if not url.strip().startswith(self.schemes):
+                shown = without_secrets(url.strip())  # a refused URL may still hold a password
+                raise ValueError(
+                    f"{name} must be redis://host:port, rediss://host:port or unix:///path "
+                    f"(comma-separated for a cluster's nodes), got {shown!r}"
+                )
+        return raw
+
+    def show(self, default: str | None) -> str:
+        return "unset" if default is None else f"`{default}`"
+
+
 class MemorySize(Kind[str | None]):
     """A Redis memory size (``2gb``, ``512mb``, ``100000``), lower-cased; unset is None."""
 
@@ -302,7 +327,7 @@ class Settings:
     from its environment variable; the others are fixed in code or set by ``floe run``."""
 
     redis_url: str | None = setting(
-        None, "REDIS_URL", Text("URL"), STORES,
+        None, "REDIS_URL", RedisUrl(), STORES,
         "The event store: a Redis to use, or with `FLOE_REDIS_CLUSTER=1` one or more nodes of "
         "a Redis Cluster (comma-separated `redis://host:port`); unset, `floe run` starts a "
         f"Redis of its own and every other command uses `{DEFAULT_REDIS_URL}`.",
@@ -318,7 +343,7 @@ class Settings:
         "`FLOE_QUEUE_URL` is then required because RQ runs on one Redis.",
     )  # fmt: skip
     queue_url: str | None = setting(
-        None, "FLOE_QUEUE_URL", Text("URL"), STORES,
+        None, "FLOE_QUEUE_URL", RedisUrl(), STORES,
         "The Redis of the job queues (the backlog of draws, bot moves and tournament "
         "advances, RQ's drain jobs, the workers' liveness keys), which holds nothing the "
         "store cannot rebuild; unset, `floe run` with its own store starts a second one in "
@@ -584,6 +609,13 @@ class Settings:
                 "FLOE_REDIS_CLUSTER=1 needs REDIS_URL (one or more cluster nodes) and "
                 "FLOE_QUEUE_URL (a Redis for the job queues: RQ runs on one Redis)"
             )
+        for name, url in (("REDIS_URL", self.redis_url), ("FLOE_QUEUE_URL", self.queue_url)):
+            several = url is not None and "," in url.strip(", ")
+            if several and (name == "FLOE_QUEUE_URL" or not self.redis_cluster):
+                raise ValueError(
+                    f"{name} names several Redis servers: only REDIS_URL with "
+                    "FLOE_REDIS_CLUSTER=1 may (the nodes of one cluster)"
+                )
         token = self.organizer_token
         # The organizer's token seeds games and exports them unfinished: one anyone could
         # guess must stop the start, not serve. (16 characters; not one character repeated.)

@@ -15,16 +15,34 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 def open_archive(url: str) -> Archive:
     """Open (creating its schema if need be) the archive at ``url``: ``sqlite:///PATH``
     (``sqlite:////abs/path`` or ``sqlite:///relative/path``, as SQLAlchemy spells it) or
-    ``postgresql://USER@HOST/DB``. Anything else is an ``ArchiveError`` naming both forms."""
+    ``postgresql://USER@HOST/DB``. Anything else is an ``ArchiveError`` naming both forms;
+    so is an archive that cannot be opened (a server that does not answer, a file that
+    cannot be made), naming the URL without its password."""
     if url.startswith(SQLITE_PREFIX) and len(url) > len(SQLITE_PREFIX):
+        import sqlite3
+
         from service.archive.sqlite import SqliteArchive
 
-        return SqliteArchive(Path(url[len(SQLITE_PREFIX) :]))
+        try:
+            return SqliteArchive(Path(url[len(SQLITE_PREFIX) :]))
+        except (sqlite3.Error, OSError) as error:
+            raise unopened(url, error) from error
     if url.startswith(POSTGRES_SCHEMES):
+        import psycopg
+
         from service.archive.postgres import PostgresArchive
 
-        return PostgresArchive(url)
+        try:
+            return PostgresArchive(url)
+        except psycopg.Error as error:
+            raise unopened(url, error) from error
     raise ArchiveError(  # the URL it echoes may hold a password: never the password
         "an archive URL is sqlite:///PATH or postgresql://USER@HOST/DATABASE, "
         f"not {without_secrets(url)!r}"
     )
+
+
+def unopened(url: str, error: Exception) -> ArchiveError:
+    """The archive at ``url`` could not be opened: the driver's reason, the URL masked."""
+    reason = " ".join(str(error).split())  # psycopg's reasons run over several lines
+    return ArchiveError(f"could not open the archive {without_secrets(url)!r}: {reason}")

@@ -23,6 +23,7 @@ from service.archive.protocol import (
     ArchiveError,
     BadCursor,
 )
+from service.run.redis_server import free_tcp_port
 from tests.support import archives
 from tests.support.waiting import PROMPTLY, wait_until
 
@@ -288,6 +289,15 @@ def test_searches_refuse_what_they_cannot_mean(archive: Archive) -> None:
 def test_an_archive_url_of_another_kind_is_refused(url: str) -> None:
     with pytest.raises(ArchiveError, match=r"sqlite:///PATH or postgresql://"):
         open_archive(url)
+
+
+def test_an_archive_server_that_does_not_answer_is_refused_by_name_without_its_password() -> None:
+    unused_port = free_tcp_port()  # nothing listens there: the connection is refused
+    url = f"postgresql://floe:s3cret@127.0.0.1:{unused_port}/floe"
+    with pytest.raises(ArchiveError, match="could not open the archive") as refused:
+        open_archive(url)
+    assert "s3cret" not in str(refused.value)
+    assert f"127.0.0.1:{unused_port}" in str(refused.value)
 
 
 @pytest.mark.processes
