@@ -22,7 +22,7 @@ from service.api.http import (
 )
 from service.api.schemas import tables as schemas
 from service.games import tokens
-from service.tables.seating import OpenTable, SeatRequest, _bearer, table_not_found
+from service.tables.seating import OpenTable, SeatRequest, host_token, table_not_found
 from service.tables.store import TableRecord, TableSeat
 
 tables_v1 = Blueprint("tables_v1", __name__, url_prefix="/v1/tables")
@@ -99,7 +99,7 @@ def cancel_table(table_id: str) -> Response:
     if request.args:  # refused after what outranks a 400 (404, then 401), before any write
         floe.tables.get(_known(table_id))
         if not organizer:
-            _bearer(authorization)
+            host_token(authorization)
         only_query()
     record = floe.tables.cancel(_known(table_id), authorization, organizer=organizer)
     return render(schemas.TABLE, table_json(record))

@@ -286,7 +286,7 @@ class Tables:
         """The host (or the organizer) cancels an open table."""
         record = self.get(table_id)
         if not organizer:
-            token = _bearer(authorization)
+            token = host_token(authorization)
             if not hmac.compare_digest(_sha256(token), record.host_hash):
                 raise Forbidden("not_the_host", "only the table's host token may cancel it")
         kept_ms = self._limits.kept_seconds * 1000
@@ -348,7 +348,9 @@ def table_not_found(table_id: str) -> NotFound:
     return NotFound("table_not_found", f"no open, started or cancelled table {table_id!r}")
 
 
-def _bearer(authorization: str | None) -> str:
+def host_token(authorization: str | None) -> str:
+    """The token an ``Authorization: Bearer`` header carries (401 without one): cancelling a
+    table needs its host's; the API asks it first to refuse in its order."""
     if authorization is None:
         raise Unauthenticated("missing_token", "cancelling a table needs its host token")
     scheme, _, token = authorization.partition(" ")
