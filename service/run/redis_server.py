@@ -12,6 +12,7 @@ unix socket (``unixsocketperm 700``) are readable by the owner only.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
 import os
@@ -22,6 +23,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -150,6 +152,18 @@ def find_redis_server(configured: str | None = None) -> str:
             "or put redis-server on PATH, or point REDIS_URL at an existing Redis"
         )
     return found
+
+
+def socket_path(directory: Path) -> Path:
+    """``directory/redis.sock``, or, when that path is too long for a unix socket (a data
+    directory deep in the tree), the same name in a new private directory under the system's
+    temporary one (0700, removed when this process exits): a deep checkout still runs."""
+    path = Path(directory).resolve() / "redis.sock"
+    if len(os.fsencode(path)) <= _MAX_UNIX_SOCKET_PATH:
+        return path
+    short = Path(tempfile.mkdtemp(prefix="floe-"))
+    atexit.register(shutil.rmtree, short, ignore_errors=True)
+    return short / "redis.sock"
 
 
 def free_tcp_port(host: str = "127.0.0.1", *, below: int | None = None) -> int:

@@ -67,6 +67,7 @@ from service.run.redis_server import (
     find_redis_server,
     make_private_dir,
     parent_death_signal,
+    socket_path,
 )
 from service.run.url_secrets import without_secrets
 from service.settings import Settings
@@ -273,7 +274,7 @@ def start_embedded_redis(
     redis_dir = (data_dir / "redis").resolve()
     server = RedisServer(
         redis_dir,
-        unix_socket=redis_dir / "redis.sock",
+        unix_socket=socket_path(redis_dir),
         config=durable_config(maxmemory),
         executable=executable,
     )
@@ -295,7 +296,7 @@ def start_queue_redis(data_dir: Path, *, executable: str | None = None) -> Redis
     queue_dir = (data_dir.resolve() / "queue").resolve()
     server = RedisServer(
         queue_dir,
-        unix_socket=queue_dir / "redis.sock",
+        unix_socket=socket_path(queue_dir),
         config=QUEUE_CONFIG,
         executable=executable,
     )

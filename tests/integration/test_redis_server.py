@@ -250,3 +250,26 @@ def test_a_shared_data_dir_keeps_its_mode_but_redis_inside_is_private(tmp_path: 
             server.stop()
     assert stat.S_IMODE(shared.stat().st_mode) == 0o755
     _assert_private(shared / "redis")
+
+
+@pytest.mark.processes
+def test_a_data_directory_too_deep_for_a_socket_still_starts_both_servers(
+    tmp_path: Path,
+) -> None:
+    """`floe run` in a deep checkout: the sockets move to short private directories."""
+    deep = tmp_path.joinpath(*["d" * 40] * 3)
+    assert len(os.fsencode(deep / "redis" / "redis.sock")) > 107  # too long for sun_path
+    store = start_embedded_redis(deep)
+    queue = start_queue_redis(deep)
+    try:
+        for server in (store, queue):
+            assert server.unix_socket is not None
+            assert not server.unix_socket.is_relative_to(deep)
+            assert stat.S_IMODE(server.unix_socket.parent.stat().st_mode) == 0o700
+            with contextlib.closing(server.client()) as client:
+                assert client.ping()
+        assert store.unix_socket != queue.unix_socket
+        assert (deep / "redis").is_dir()  # the data stays where it was asked to be
+    finally:
+        queue.stop()
+        store.stop()
