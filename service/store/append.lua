@@ -26,15 +26,23 @@ redis.call('HSET', KEYS[2], 'version', version, 'head', ARGV[4])
 redis.call('HINCRBY', KEYS[2], 'bytes', bytes)
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'status', ARGV[7]) end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[6]) end
--- The message is the new head, then (under 64 KiB) each event on a line of its own, as stored
--- but with every space written \u0020 (the same JSON value): a process's live streams take the
--- events from it rather than read them back (store/appends.py), and '<key> <version>' is
--- still what precedes the message's last space. Canonical JSON holds no raw newline.
+-- The message is the new head, then each event on a line of its own, as stored but with every
+-- space written \u0020 (the same JSON value): a process's live streams take the events from it
+-- rather than read them back (store/appends.py), and '<key> <version>' is still what precedes
+-- the message's last space. Canonical JSON holds no raw newline. The events ride only while
+-- the whole message, escaped, stays within 64 KiB (a space grows sixfold, so the stored bytes
+-- alone do not bound it); past that it is the head alone, and the listeners read the stream.
 local message = KEYS[1] .. ' ' .. version
 if bytes <= 65536 then
   local lines = {message}
-  for i = 8, #ARGV do lines[#lines + 1] = (string.gsub(ARGV[i], ' ', '\\u0020')) end
-  message = table.concat(lines, '\n')
+  local size = string.len(message)
+  for i = 8, #ARGV do
+    local line = string.gsub(ARGV[i], ' ', '\\u0020')
+    size = size + 1 + string.len(line)
+    if size > 65536 then break end
+    lines[#lines + 1] = line
+  end
+  if size <= 65536 then message = table.concat(lines, '\n') end
 end
 redis.call('PUBLISH', ARGV[1], message)
 return {'ok', tostring(version)}

@@ -4,7 +4,9 @@ gives for the same action; the welcome first, with the game's version and the vi
 a spectator's socket showing what ``GET …/events`` shows; a dropped socket resumed with
 ``after``; a command id sent twice; no token in a URL; the hello deadline; 200 idle sockets
 beside a prompt ``/v1/health``; and close codes that say whether the end is final (1000 for a
-finished game, 1001 when the socket's time is up, 1008 for a refused hello or a flood)."""
+finished game, 1001 when the socket's time is up, 1008 for a refused hello or a flood, 1011
+when the store does not answer a hello or the follower, after which a socket reopened with
+``after`` loses nothing)."""
 
 from __future__ import annotations
 
@@ -12,16 +14,24 @@ import http.client
 import json
 import queue
 import random
-from collections.abc import Iterator
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 from wsproto.events import TextMessage
 
+from service.run.redis_server import RedisServer
+from service.run.supervisor import start_embedded_redis
 from tests.support.floe_run import FloeRun, call, floe_run
+from tests.support.redis_binary import redis_server_binary
 from tests.support.socket_client import Message, Socket
-from tests.support.waiting import PROMPTLY
+from tests.support.waiting import PROMPTLY, wait_for
 
 pytestmark = pytest.mark.processes
 
@@ -529,3 +539,148 @@ def test_a_flood_of_messages_closes_the_socket_1008(run: FloeRun) -> None:
     flooder.ws.sock.sendall(frame * 500)  # one write: the server reads them at once
     assert flooder.closed_by_server()
     assert flooder.ws.close_reason == 1008
+
+
+# ----- the store away -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OwnRedis:
+    """A ``floe run`` on a Redis of the test's own (``REDIS_URL``), which the test stops and
+    starts again on the same data while the API runs: how a store that does not answer is
+    met by a real server."""
+
+    run: FloeRun
+    store: RedisServer
+
+
+@pytest.fixture(scope="module")
+def own_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnRedis]:
+    # A short directory: a unix socket's path is limited to ~100 bytes.
+    redis_dir = Path(tempfile.mkdtemp(prefix="floe-socket-"))
+    store = start_embedded_redis(redis_dir, executable=redis_server_binary())
+    env = {
+        "REDIS_URL": store.url,
+        "FLOE_JOB_WORKERS": "1",
+        "FLOE_SOCKET_HELLO_SECONDS": str(PROMPTLY),  # the hello waits for Redis to stop
+    }
+    try:
+        with floe_run(Path(tmp_path_factory.mktemp("socket-own-redis")), env) as served:
+            yield OwnRedis(served, store)
+    finally:
+        store.stop()
+        shutil.rmtree(redis_dir, ignore_errors=True)
+
+
+@contextmanager
+def store_stopped(store: RedisServer) -> Iterator[None]:
+    """Redis stopped (SIGTERM: what it acknowledged is on disk) for the ``with`` body, and
+    started again on the same data and socket after it, whatever the body did."""
+    store.stop()
+    try:
+        yield
+    finally:
+        store.start()
+
+
+def served(request: Callable[[], tuple[int, Any, dict[str, str]]]) -> Any:
+    """The body of ``request``'s answer once the API is served by the Redis started again:
+    a 503 ``store_unavailable`` (a pooled connection from before the restart) is retried."""
+    status, body, _ = wait_for(
+        request,
+        lambda reply: reply[0] != 503 or reply[1]["error"]["code"] != "store_unavailable",
+        PROMPTLY,
+        "the API to be served by Redis again",
+    )
+    assert status in (200, 201), body
+    return body
+
+
+def welcomed_again(port: int, game_id: str, token: str, after: int) -> Socket:
+    """A socket reopened with ``after`` as a client reopens one closed 1011: at once, and
+    again while its hello is refused 503 (``store_unavailable``) and closed 1011."""
+
+    def reopen() -> tuple[Socket, Message | None]:
+        socket = Socket(port, game_id)
+        socket.hello(token, after=after)
+        first = socket.next()
+        if first["type"] == "welcome":
+            return socket, first
+        assert (first["status"], first["error"]["code"]) == (503, "store_unavailable"), first
+        assert socket.close_code() == 1011
+        return socket, None
+
+    socket, _ = wait_for(reopen, lambda opened: opened[1] is not None, PROMPTLY, "a welcome")
+    return socket
+
+
+def test_a_hello_the_store_cannot_serve_is_refused_503_and_closed_1011(
+    own_redis: OwnRedis,
+) -> None:
+    """Redis stopped after the upgrade, before the hello: the hello is refused as HTTP
+    refuses any request then (503 ``store_unavailable``, never 500), and the close is 1011
+    (not final: reopen), never 1000 nor 1008. Once Redis is back a hello is welcomed."""
+    run = own_redis.run
+    game_id, tokens = create(run, "arktia")
+    version = view_of(run, game_id)["version"]
+    socket = Socket(run.port, game_id)  # upgraded: the route has read the game's meta
+    with store_stopped(own_redis.store):
+        socket.hello(tokens[0])
+        refused = socket.next()
+        assert refused == {
+            "type": "refused",
+            "command_id": None,
+            "status": 503,
+            "error": {"code": "store_unavailable", "message": refused["error"]["message"]},
+        }
+        assert socket.close_code() == 1011
+        assert socket.seen == [refused], "no welcome, no event"
+        status, down, _ = call(run.port, "GET", f"/v1/games/{game_id}")
+        assert (status, down["error"]["code"]) == (503, "store_unavailable"), "as over HTTP"
+    again = welcomed_again(run.port, game_id, tokens[0], after=0)
+    assert again.seen[-1] == {"type": "welcome", "version": version, "seat": 0}
+    again.until(lambda m: m["type"] == "event" and m["event"]["version"] == version)
+    again.close()
+
+
+def test_a_socket_whose_following_fails_is_closed_1011_and_resumes_with_after(
+    own_redis: OwnRedis,
+) -> None:
+    """Redis stopped while a seat's socket follows the game: the follower's read fails, and
+    the socket is closed 1011 (following failed: reopen), not 1000 (the game is not over).
+    Moves made once Redis is back reach a socket reopened with ``after``: every event once,
+    none lost, none doubled."""
+    run = own_redis.run
+    game_id, tokens = create(run, "arktia")
+    version = view_of(run, game_id)["version"]
+    first = Socket(run.port, game_id)
+    first.hello(tokens[0])
+    assert first.welcomed()["version"] == version
+    first.until(lambda m: m["type"] == "event" and m["event"]["version"] == version)
+    with store_stopped(own_redis.store):
+        assert first.close_code() == 1011
+        assert first.ws.close_message == "following the game failed: reopen"
+    had = first.events()
+    assert [e["version"] for e in had] == list(range(1, version + 1))
+    rng = random.Random(11)
+    for _ in range(3):  # moves go on once Redis is back, over HTTP
+        view = served(partial(call, run.port, "GET", f"/v1/games/{game_id}"))
+        seat = view["to_act"][0]
+        path = f"/v1/games/{game_id}/legal-actions"
+        legal = served(partial(call, run.port, "GET", path, token=tokens[seat]))
+        body = {
+            "action": rng.choice(legal["actions"]),
+            "expected_version": legal["version"],
+            "command_id": f"back-{legal['version']}",
+        }
+        path = f"/v1/games/{game_id}/actions"
+        served(partial(call, run.port, "POST", path, body, token=tokens[seat]))
+    now = view_of(run, game_id)["version"]
+    assert now == version + 3 and view_of(run, game_id)["status"] != "over"
+    again = welcomed_again(run.port, game_id, tokens[0], after=had[-1]["version"])
+    assert again.seen[-1] == {"type": "welcome", "version": now, "seat": 0}
+    again.until(lambda m: m["type"] == "event" and m["event"]["version"] == now)
+    resumed = again.events()
+    assert [e["version"] for e in resumed] == list(range(version + 1, now + 1))
+    assert without_receipts(had + resumed) == events_of(run, game_id, tokens[0])
+    again.close()
