@@ -8,22 +8,45 @@ last version the page had, the action sent again and written once; a welcomed so
 1001 (its time up) is reopened at once, however often; and sockets closed without their
 welcome fail, three of them sending the page to the stream. The page's sockets are
 watched frame by frame (``page.on("websocket")``) or, where a test must hold or drop them,
-routed through Playwright to the real server (``page.route_web_socket``). Every wait is an
-expectation on the page or the API.
+routed through Playwright to the real server (``page.route_web_socket``). Through a real TCP
+relay of the test's own, standing where a proxy stands: a close 1000 mid-game is a drop,
+reopened at once (the server's 1000 is final only after the game_over); a proxy closing
+every socket 1000 at once sends the page to the stream; and a peer that takes the upgrade
+and never answers is given up after the welcome's 10 s. Every wait is an expectation on the
+page, the API or the relay.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import hashlib
 import json
+import re
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from socket import SHUT_RDWR, create_connection, create_server
+from socket import socket as Socket
+from typing import Any, BinaryIO
 
-from playwright.sync_api import BrowserContext, Page, Request, WebSocket, WebSocketRoute, expect
+import pytest
+from playwright.sync_api import (
+    BrowserContext,
+    Page,
+    Request,
+    Route,
+    WebSocket,
+    WebSocketRoute,
+    expect,
+)
 
 from domain.engine.signing import action_message, receipt_mark, receipt_message
 from replay.ed25519 import new_private_key, public_key_of, signature_is_valid
-from tests.support.browser import Contexts, Floe
-from tests.support.waiting import PROMPTLY, wait_for
+from tests.support.browser import DESKTOP, EXPECT_MS, Contexts, Floe
+from tests.support.waiting import PROMPTLY, wait_for, wait_until
 
 #: Arktia of three turns: a whole game is a handful of moves.
 SHORT = {"game": "arktia", "options": {"turn_limit": 3}}
@@ -534,3 +557,351 @@ def test_sockets_closed_before_their_welcome_fail_and_the_page_takes_the_stream(
     view = play_out(floe, page, game_id, bo)  # over the stream and posts
     at_the_end(page, view)
     assert len(closing.logs) == 3
+
+
+# ----- (7) through a real proxy: its close 1000 mid-game, and a peer that never answers ------
+
+
+#: RFC 6455's key suffix: the relay answers an upgrade itself when it plays a silent peer.
+WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+#: A close frame with code 1000, as a proxy sends it (server to client: unmasked).
+PROXY_CLOSE = bytes([0x88, 2 + 15]) + struct.pack("!H", 1000) + b"closed by proxy"
+CLOSE, TEXT, CONTINUATION = 0x8, 0x1, 0x0
+
+
+@dataclass
+class Frame:
+    """One WebSocket frame as the relay read it."""
+
+    raw: bytes  # as read: forwarded unchanged
+    opcode: int
+    fin: bool
+    payload: bytes  # unmasked
+
+
+def read_frame(reader: BinaryIO) -> Frame | None:
+    """The connection's next WebSocket frame; None once it ended (or was cut)."""
+    try:
+        head = reader.read(2)
+        if len(head) < 2:
+            return None
+        length, extra = head[1] & 0x7F, b""
+        if length in (126, 127):
+            extra = reader.read(2 if length == 126 else 8)
+            length = int.from_bytes(extra, "big")
+        mask = reader.read(4) if head[1] & 0x80 else b""
+        payload = reader.read(length)
+    except (OSError, ValueError):
+        return None
+    if len(payload) < length:
+        return None
+    plain = bytes(b ^ mask[i % 4] for i, b in enumerate(payload)) if mask else payload
+    return Frame(head + extra + mask + payload, head[0] & 0x0F, bool(head[0] & 0x80), plain)
+
+
+def read_head(reader: BinaryIO) -> bytes | None:
+    """An HTTP request's or response's head, through its blank line; None at the end."""
+    head, line = b"", b""
+    with contextlib.suppress(OSError, ValueError):  # cut by the relay's close
+        while (line := reader.readline()) not in (b"\r\n", b""):
+            head += line
+    return head + b"\r\n" if head and line == b"\r\n" else None
+
+
+def header(head: bytes, name: bytes) -> bytes:
+    """The value of the header ``name`` (lower case) in an HTTP head."""
+    for line in head.split(b"\r\n")[1:]:
+        key, _, value = line.partition(b":")
+        if key.strip().lower() == name:
+            return value.strip()
+    raise AssertionError(f"no {name!r} in {head!r}")
+
+
+def shut(*connections: Socket) -> None:
+    """Close each connection, waking whatever thread still reads it."""
+    for connection in connections:
+        with contextlib.suppress(OSError):
+            connection.shutdown(SHUT_RDWR)
+        connection.close()
+
+
+@dataclass
+class Relayed:
+    """A socket the page opened through the relay: its messages each way, the close code
+    the page sent (its echo of a close it was sent, or its own), and when (monotonic)."""
+
+    sent: list[Message] = field(default_factory=list)
+    received: list[Message] = field(default_factory=list)
+    hello_at: float | None = None
+    page_closed: int | None = None
+    page_closed_at: float | None = None
+    cut: bool = False
+
+    def events(self) -> list[Message]:
+        return [m["event"] for m in self.received if m["type"] == "event"]
+
+    def page_said(self, frame: Frame) -> None:
+        if frame.opcode == CLOSE:
+            self.page_closed = int.from_bytes(frame.payload[:2], "big")
+            self.page_closed_at = time.monotonic()
+        elif frame.opcode == TEXT:
+            self.sent.append(json.loads(frame.payload))
+            if self.hello_at is None:
+                self.hello_at = time.monotonic()
+
+
+class Relay:
+    """A real TCP relay on a port of its own, standing between the page and Floe as a proxy
+    or load balancer does. HTTP passes through untouched. Each WebSocket to ``…/socket`` is
+    relayed frame by frame (so the test reads every message), and closed to the page with a
+    1000 of the relay's own right after the server's message that ``cut`` holds of; the first
+    ``silent`` ones are not relayed at all: the relay takes the upgrade itself and never says
+    a word, not even to a close."""
+
+    def __init__(self, upstream: int) -> None:
+        self.upstream = upstream
+        self.silent = 0
+        self.cut: Callable[[Message], bool] = lambda _: False
+        self.sockets: list[Relayed] = []
+        self._connections: list[Socket] = []
+        self._listener = create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self) -> None:
+        shut(self._listener, *self._connections)
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                page, _ = self._listener.accept()
+            except OSError:
+                return  # closed
+            self._connections.append(page)
+            threading.Thread(target=self._serve, args=(page,), daemon=True).start()
+
+    def _upstream(self) -> Socket:
+        server = create_connection(("127.0.0.1", self.upstream))
+        self._connections.append(server)
+        return server
+
+    def _serve(self, page: Socket) -> None:
+        reader = page.makefile("rb")
+        head = read_head(reader)
+        if head is None:
+            shut(page)
+            return
+        path = head.split(b" ")[1].split(b"?")[0]
+        if not (path.endswith(b"/socket") and b"upgrade: websocket" in head.lower()):
+            self._pass(page, reader, head)  # this connection's every request, as they come
+            return
+        relayed = Relayed()
+        self.sockets.append(relayed)
+        if len(self.sockets) <= self.silent:
+            self._say_nothing(page, reader, head, relayed)
+        else:
+            self._relay(page, reader, head, relayed)
+
+    def _pass(self, page: Socket, reader: BinaryIO, head: bytes) -> None:
+        server = self._upstream()
+        server.sendall(head)
+
+        def back() -> None:
+            with contextlib.suppress(OSError):
+                while data := _recv(server):
+                    page.sendall(data)
+            shut(page, server)
+
+        threading.Thread(target=back, daemon=True).start()
+        with contextlib.suppress(OSError, ValueError):
+            while data := reader.read1(65536):  # type: ignore[attr-defined]
+                server.sendall(data)
+        shut(page, server)
+
+    def _say_nothing(self, page: Socket, reader: BinaryIO, head: bytes, relayed: Relayed) -> None:
+        accept = base64.b64encode(
+            hashlib.sha1(header(head, b"sec-websocket-key") + WEBSOCKET_GUID).digest()
+        )
+        with contextlib.suppress(OSError):
+            page.sendall(
+                b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n"
+            )
+        while frame := read_frame(reader):
+            relayed.page_said(frame)  # and no answer, ever
+
+    def _relay(self, page: Socket, reader: BinaryIO, head: bytes, relayed: Relayed) -> None:
+        # Extensions are negotiated hop by hop: none here, so the relay reads plain frames.
+        lines = head.split(b"\r\n")
+        server = self._upstream()
+        server.sendall(
+            b"\r\n".join(x for x in lines if not x.lower().startswith(b"sec-websocket-extensions"))
+        )
+        from_server = server.makefile("rb")
+        answer = read_head(from_server)
+        assert answer is not None and b" 101 " in answer.split(b"\r\n")[0], answer
+        page.sendall(answer)
+
+        def to_server() -> None:
+            while frame := read_frame(reader):
+                relayed.page_said(frame)
+                if relayed.cut:  # the page's answer to the relay's close: the end
+                    break
+                with contextlib.suppress(OSError):
+                    server.sendall(frame.raw)
+            shut(page, server)
+
+        threading.Thread(target=to_server, daemon=True).start()
+        with contextlib.suppress(OSError):  # the page went away
+            self._to_page(page, server, from_server, relayed)
+
+    def _to_page(
+        self, page: Socket, server: Socket, from_server: BinaryIO, relayed: Relayed
+    ) -> None:
+        text = b""
+        while frame := read_frame(from_server):
+            page.sendall(frame.raw)
+            if frame.opcode in (TEXT, CONTINUATION):
+                text += frame.payload
+                if not frame.fin:
+                    continue
+                message = json.loads(text)
+                text = b""
+                relayed.received.append(message)
+                if self.cut(message):
+                    relayed.cut = True  # before the close: the page's next frame answers it
+                    shut(server)
+                    page.sendall(PROXY_CLOSE)
+                    return  # the page answers; to_server then ends the connection
+
+
+def _recv(connection: Socket) -> bytes:
+    try:
+        return connection.recv(65536)
+    except OSError:
+        return b""
+
+
+@pytest.fixture
+def relay(floe: Floe) -> Iterator[Relay]:
+    made = Relay(floe.port)
+    yield made
+    made.close()
+
+
+def relayed_page(contexts: Contexts, relay: Relay) -> Page:
+    """A page on the relay's address, offline but for it (as ``Contexts.new`` for Floe's)."""
+    context = contexts.browser.new_context(viewport=DESKTOP)  # type: ignore[arg-type]
+    contexts.opened.append(context)
+    context.set_default_timeout(EXPECT_MS)
+    here = re.compile(rf"^{re.escape(relay.url)}/")
+
+    def elsewhere(route: Route) -> None:
+        contexts.offsite.append(route.request.url)
+        route.abort()
+
+    context.route(lambda url: not here.match(url), elsewhere)
+    return context.new_page()
+
+
+def move(floe: Floe, game_id: str, tokens: list[str]) -> int:
+    """The seat to act plays its first action (through the API): the game's version after."""
+    view = floe.settled(game_id)
+    assert view["status"] != "over", view
+    floe.play_first(game_id, tokens[view["to_act"][0]])
+    return int(floe.settled(game_id)["version"])
+
+
+def test_a_proxys_close_1000_mid_game_is_a_drop_and_the_page_keeps_following(
+    floe: Floe, contexts: Contexts, relay: Relay
+) -> None:
+    """The server says 1000 only after the game_over; a proxy may say it any time. One that
+    does so mid-game, just after an event, is a drop: the page reopens from that event and
+    the next move's event still comes on the socket, with no reload and the game not over."""
+    game_id, ada, bo = new_game(floe)
+    page = relayed_page(contexts, relay)
+    page.goto(f"{relay.url}/games/{game_id}#token={ada}")
+    live = page.get_by_test_id("live")
+    expect(live).to_have_attribute("data-state", "live")
+    expect(live).to_have_attribute("data-transport", "socket")
+    page.evaluate("window.notReloaded = true")
+    before = floe.settled(game_id)["version"]
+    relay.cut = lambda m: m["type"] == "event" and m["event"]["version"] == before + 1
+
+    move(floe, game_id, [ada, bo])
+    wait_until(
+        lambda: len(relay.sockets) == 2 and bool(relay.sockets[1].received),
+        PROMPTLY,
+        "the page to reopen its socket",
+    )
+    expect(live).to_have_attribute("data-state", "live")
+    later = move(floe, game_id, [ada, bo])
+    expect(page.locator(f'[data-testid=event][data-version="{later}"]')).to_have_count(1)
+    expect(page.get_by_test_id("version")).to_have_text(str(later))
+
+    view = floe.ok("GET", f"/v1/games/{game_id}")
+    assert view["status"] != "over" and view["version"] == later
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", view["status"])
+    expect(live).to_have_attribute("data-state", "live")
+    expect(live).to_have_text("live over a socket")
+    assert page.evaluate("window.notReloaded") is True
+    first, second = relay.sockets
+    assert first.cut and first.page_closed == 1000  # the page had the proxy's 1000, and echoed it
+    assert first.events()[-1]["version"] == before + 1
+    # Reopened from the last event it had; the rest after it, once, on the new socket.
+    assert second.sent[0] == {"type": "hello", "token": ada, "after": before + 1}
+    assert second.received[0]["type"] == "welcome" and not second.cut
+    assert [e["version"] for e in second.events()] == list(range(before + 2, later + 1))
+    listed = page.get_by_test_id("event").evaluate_all("es => es.map(e => e.dataset.version)")
+    assert listed == [str(v) for v in range(1, later + 1)]
+    assert len(relay.sockets) == 2
+
+
+def test_a_proxy_closing_every_socket_1000_at_once_sends_the_page_to_the_stream(
+    floe: Floe, contexts: Contexts, relay: Relay
+) -> None:
+    """A 1000 before the game_over that brought no event is a failure, as a 1011 is: a proxy
+    that closes each socket as soon as it is welcomed cannot keep the page reopening."""
+    relay.cut = lambda m: m["type"] == "welcome"
+    game_id, ada, bo = new_game(floe)
+    page = relayed_page(contexts, relay)
+    page.goto(f"{relay.url}/games/{game_id}#token={ada}")
+    live = page.get_by_test_id("live")
+    expect(live).to_have_attribute("data-transport", "sse")
+    expect(live).to_have_text("live over a stream")
+    assert len(relay.sockets) == 3
+    for relayed in relay.sockets:
+        assert [m["type"] for m in relayed.received] == ["welcome"]
+        assert relayed.cut and relayed.page_closed == 1000
+
+    view = play_out(floe, page, game_id, bo)  # over the stream and posts, relayed
+    at_the_end(page, view)
+    assert len(relay.sockets) == 3
+
+
+def test_a_socket_with_no_welcome_is_given_up_and_another_opened(
+    floe: Floe, contexts: Contexts, relay: Relay
+) -> None:
+    """A peer that takes the upgrade and never answers the hello (nor the close) does not
+    hold the page: WELCOME_MS (10 s) after the socket was made the page closes it, and its
+    next attempt, on to the server, is welcomed and follows the game."""
+    relay.silent = 1
+    game_id, ada, bo = new_game(floe)
+    page = relayed_page(contexts, relay)
+    page.goto(f"{relay.url}/games/{game_id}#token={ada}")
+    live = page.get_by_test_id("live")
+    expect(live).to_have_attribute("data-state", "live")
+    expect(live).to_have_attribute("data-transport", "socket")
+
+    silent, answered = relay.sockets
+    first = silent.sent[0]["after"]
+    assert silent.sent == [{"type": "hello", "token": ada, "after": first}]
+    assert silent.received == [] and silent.page_closed == 1000  # the page gave it up
+    assert silent.hello_at is not None and silent.page_closed_at is not None
+    assert silent.page_closed_at - silent.hello_at > 8.0  # waited for it, near WELCOME_MS
+    assert answered.sent[0] == {"type": "hello", "token": ada, "after": first}
+    assert answered.received[0]["type"] == "welcome"
+    later = move(floe, game_id, [ada, bo])
+    expect(page.get_by_test_id("version")).to_have_text(str(later))
+    assert answered.events()[-1]["version"] == later
+    assert len(relay.sockets) == 2

@@ -6,29 +6,43 @@
 //
 // The server answers an accepted hello with `welcome` before anything else: a socket is
 // "live" from its welcome, and one that then brings nothing is merely quiet (nothing newer).
+// A socket with no welcome WELCOME_MS after it was made (a server or proxy that took the
+// upgrade, or is still taking it, and never answers) is closed here: a failed attempt.
 //
-// The close code says whether the end is final: 1000 after the welcome is the end (the game
-// is over and its last event came): `onEnd()`. Any other close is a drop (1001: the socket's
-// time is up; 1011: the server failed to follow the game; 1006: the network): the connection
-// reopens at once and says hello with `after` = the last version handed on: the events after
-// it come next, none missing and none twice; then every action still unanswered is sent
-// again unchanged (its command_id makes a second sending harmless).
+// The close code says whether the end is final, but only the server's word can be trusted,
+// and a proxy or load balancer may close a socket 1000 mid-game. The server closes 1000 only
+// after a finished game's last events (`game_over`, then `seed_revealed`, written together),
+// or on a socket opened after them; so 1000 is final once a `game_over` has been handed on,
+// on this socket or an earlier one: `onEnd()`. Any other close is a drop (a 1000 before the
+// game_over: a proxy's; 1001: the socket's time is up; 1011: the server failed to follow the
+// game; 1006: the network): the connection reopens at once and says hello with `after` = the
+// last version handed on: the events after it come next, none missing and none twice; then
+// every action still unanswered is sent again unchanged (its command_id makes a second
+// sending harmless).
 //
 // When the socket CANNOT be used, `onFail(last)` is called, once, and nothing more happens
 // here; the page then follows the event stream and posts (stream.js, api.js). It cannot:
 //   - when this browser has no WebSocket, or `new WebSocket` throws;
-//   - when the first socket closes before it opens: the server refused the upgrade (429
-//     too_many_streams, 503 streams_full, 404...), a proxy stripped `Upgrade`, or the page's
-//     Content-Security-Policy forbade it (the browser reports each only as a close, 1006);
+//   - when the first socket closes (or is closed for want of its welcome) before it opens:
+//     the server refused the upgrade (429 too_many_streams, 503 streams_full, 404...), a
+//     proxy stripped `Upgrade`, or the page's Content-Security-Policy forbade it (the
+//     browser reports each only as a close, 1006);
 //   - when, having opened once, MAX_FAILURES sockets in a row fail: each closed without its
-//     welcome (before it opened, or its hello refused), or was closed 1011 having brought no
-//     event. Failed attempts are retried after RETRY_MS times the failures so far.
+//     welcome (before it opened, its hello refused, or no welcome in WELCOME_MS), or was
+//     closed 1011 or (before the game_over) 1000 having brought no event, so a proxy that
+//     closes every socket at once cannot keep the page reopening. Failed attempts are
+//     retried after RETRY_MS times the failures so far; a drop that brought an event resets
+//     the count and reopens at once.
 
 import { ApiError } from "./api.js";
 
 const RETRY_MS = 2000; // between failed attempts, times the failures so far
 const MAX_FAILURES = 3;
-const NORMAL = 1000; // the close code for "done": the game is over (and the page's own close)
+// A welcome is one token look-up and one read of the game away (a store that does not answer
+// is refused 503, then closed), so this long is a peer that will never answer, not a slow one:
+// it matches the server's own 10 s for the hello, and leaves room for a slow phone link.
+const WELCOME_MS = 10000;
+const NORMAL = 1000; // "done": final once the game is over (and the page's own close)
 const FAILED = 1011; // the close code for "the server failed to follow the game"
 
 /** The socket was given up with this action unanswered: send it another way (unchanged). */
@@ -52,6 +66,7 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
   let failures = 0;
   let stopped = false;
   let timer = null;
+  let over = false; // a game_over was handed on: the server's 1000 is final from now on
   const pending = new Map(); // command_id -> {body, resolve, reject}, in the order sent
 
   function transmit(body) {
@@ -63,6 +78,7 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
       const event = message.event;
       if (event.version <= last) return; // never handed on twice
       last = event.version;
+      if (event.type === "game_over") over = true;
       onEvent({ id: String(event.version), type: event.type, data: JSON.stringify(event) });
     } else if (message.type === "legal_actions") {
       if (onLegal) onLegal({ version: message.version, actions: message.actions });
@@ -99,6 +115,14 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
     ws = socket;
     let welcomed = false; // the server accepted this socket's hello
     let brought = false; // an event came on it
+    // From the socket's making, so an upgrade that never completes is bounded too. Not
+    // waited out by its close: a peer that never answers never answers the close either.
+    const noWelcome = setTimeout(() => {
+      if (stopped || socket !== ws) return;
+      socket.onopen = socket.onmessage = socket.onclose = null;
+      socket.close(NORMAL);
+      ended(null, false, false);
+    }, WELCOME_MS);
     socket.onopen = () => {
       if (stopped) return;
       everOpened = true;
@@ -117,6 +141,7 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
       }
       if (parsed.type === "welcome") {
         welcomed = true;
+        clearTimeout(noWelcome);
         if (onState) onState("live");
         return;
       }
@@ -124,27 +149,34 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
       receive(parsed); // a refused hello names no command: passed by (its close is a failure)
     };
     socket.onclose = (closing) => {
+      clearTimeout(noWelcome);
       if (stopped || socket !== ws) return;
-      ws = null;
-      if (closing.code === NORMAL && welcomed) {
-        stopped = true;
-        settleAll();
-        if (onEnd) onEnd();
-        return;
-      }
-      if (!everOpened) {
-        giveUp();
-        return;
-      }
-      const failed = !welcomed || (closing.code === FAILED && !brought);
-      failures = failed ? failures + 1 : 0;
-      if (failures >= MAX_FAILURES) {
-        giveUp();
-        return;
-      }
-      if (onState) onState("reconnecting");
-      timer = setTimeout(open, failed ? RETRY_MS * failures : 0); // a drop: at once
+      ended(closing.code, welcomed, brought);
     };
+  }
+
+  /** The current socket is done (closed with `code`, or given up for want of its welcome:
+   *  null): the end, a drop reopened at once, a failure retried later, or the fallback. */
+  function ended(code, welcomed, brought) {
+    ws = null;
+    if (code === NORMAL && over) {
+      stopped = true;
+      settleAll();
+      if (onEnd) onEnd();
+      return;
+    }
+    if (!everOpened) {
+      giveUp();
+      return;
+    }
+    const failed = !welcomed || (!brought && (code === FAILED || code === NORMAL));
+    failures = failed ? failures + 1 : 0;
+    if (failures >= MAX_FAILURES) {
+      giveUp();
+      return;
+    }
+    if (onState) onState("reconnecting");
+    timer = setTimeout(open, failed ? RETRY_MS * failures : 0); // a drop: at once
   }
 
   function send(body) {
