@@ -116,6 +116,19 @@ def legal_actions(
     return sorted(rules.legal_actions(state.board, seat), key=lambda a: encode(a.to_json()))
 
 
+def legal_actions_json(
+    rules: Rules[Any], state: GameState[Any], seat: int, *, encode: ActionKey = canonical_bytes
+) -> list[JSON]:
+    """``legal_actions`` as the API sends them: each action's JSON, in the same order.
+
+    Each action is written once, and its JSON sorted by ``encode``: asking ``legal_actions``
+    and then writing each action wrote every one twice (live play lists them after every
+    event)."""
+    if seat not in to_act(rules, state):
+        return []
+    return sorted((a.to_json() for a in rules.legal_actions(state.board, seat)), key=encode)
+
+
 def decide(
     rules: Rules[Any], state: GameState[Any], seat: int, action: Action, at: str | None = None
 ) -> list[Event]:

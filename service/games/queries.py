@@ -185,12 +185,9 @@ class GameQueries:
         key = (meta.game_id, head.hash, seat)
         actions = self._legal.get(key)
         if actions is None:
-            actions = [
-                a.to_json()
-                for a in play.legal_actions(
-                    meta.rules, head.state, seat, encode=codec.canonical_bytes
-                )
-            ]
+            actions = play.legal_actions_json(
+                meta.rules, head.state, seat, encode=codec.canonical_bytes
+            )
             self._legal.put(key, actions, len(codec.encode(actions)))
         return {"version": head.state.version, "actions": actions}
 

@@ -5,8 +5,9 @@ Every query here is pure; ``rules.py`` decides and evolves with them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from domain.games.arktia.hexes import (
@@ -190,35 +191,36 @@ class ArktiaBoard(NamedTuple):
         """Every legal move of ``seat`` as (from, unit, to), lazily so a caller may stop early.
 
         The unit always carries the mover's own top piece, so the mover's colour stays whole
-        exactly when the tiles it keeps elsewhere (``rest``) still join up with the landing
-        tile; that is checked per unit once, not per landing: the groups of ``rest`` are found
-        once, and a landing joins them when it touches every one.
+        exactly when the tiles it keeps elsewhere still join up with the landing tile. Those
+        are the colour's tiles with or without ``source`` (the unit leaves a piece of the
+        colour behind or not), so the landings that keep it whole are found once per source
+        (``Joins``), not per unit and landing; a landing is then one set lookup, and the
+        straight lines from each tile come ready made with the board (``rays``).
         """
-        own = frozenset(tile for tile, stack in self.stacks.items() if seat in stack)
-        # Between actions every colour is one group, so the groups of ``rest`` follow from
-        # the neighbours of ``source`` alone; the full search stays for any other board (a
-        # colour a dropped tie left in pieces, ``unsettled``).
-        whole = is_connected(own)
-        empty = Stack()
-        for source, stack in sorted(self.stacks.items()):
-            if stack.controller != seat:
-                continue
+        stacks, tiles = self.stacks, self.tiles
+        joins = Joins({tile for tile, stack in stacks.items() if seat in stack}, tiles)
+        # Tiles only ever melt out of ``shape``, so its rays serve every position of a game
+        # (and every game on the same board), each ending at its first hole. (A board built
+        # by hand may have tiles its shape lacks: then its own tiles' rays.)
+        lines = rays(self.shape if tiles <= self.shape else tiles)
+        for source in sorted(tile for tile in joins.own if stacks[tile].controller == seat):
+            stack = stacks[source]
+            leaving: Set[Hex] | None = None  # found when a unit first needs it
             for unit_name, unit in stack.units().items():
-                moving, staying = stack.take(unit)
-                if seat in staying:
-                    rest = own
-                    groups = None if whole else _groups(rest)
+                if seat in stack.take(unit)[1]:  # what stays on ``source``
+                    joining = joins.staying
                 else:
-                    rest = own - {source}
-                    groups = _groups_without(rest, own, source) if whole else _groups(rest)
-                for dq, dr in DIRECTIONS:
-                    target = (source[0] + dq, source[1] + dr)
-                    while target in self.tiles:
-                        if self.stacks.get(target, empty).accepts(moving) and _joins(
-                            rest, groups, target
-                        ):
-                            yield source, unit_name, target
-                        target = (target[0] + dq, target[1] + dr)
+                    if leaving is None:
+                        leaving = joins.leaving(source)
+                    joining = leaving
+                for ray in lines[source]:
+                    for target in ray:
+                        if target not in tiles:
+                            break  # a move never crosses a hole
+                        if target in joining:
+                            there = stacks.get(target)
+                            if there is None or there.accepts_sizes(unit):
+                                yield source, unit_name, target
 
     def can_act(self, seat: int) -> bool:
         """Rule (a): may ``seat`` place or move at the start of its turn?"""
@@ -259,37 +261,102 @@ class ArktiaBoard(NamedTuple):
         return sorted(border)
 
 
-def _groups_without(
-    rest: frozenset[Hex], own: frozenset[Hex], source: Hex
-) -> tuple[frozenset[Hex], ...] | None:
-    """``_groups(rest)`` where ``rest`` is ``own``, one group, without ``source``: whole
-    when ``own`` meets ``source`` in at most one unbroken arc of its six neighbours
-    (neighbours next to each other in the ring touch), as ``may_split`` reasons."""
-    ring = 0
-    for bit, nb in enumerate(neighbours(source)):
-        if nb in own:
-            ring |= 1 << bit
-    return None if ARCS[ring] <= 1 else _groups(rest)
-
-
-def _groups(rest: frozenset[Hex]) -> tuple[frozenset[Hex], ...] | None:
-    """The groups of ``rest`` when it falls apart, or None when it is one group (or none)."""
-    if is_connected(rest):
-        return None
-    return tuple(frozenset(group) for group in components(rest))
-
-
-def _joins(rest: frozenset[Hex], groups: tuple[frozenset[Hex], ...] | None, target: Hex) -> bool:
-    """Is ``rest`` plus ``target`` one group? ``groups`` is ``_groups(rest)``, found once.
-
-    A landing outside ``rest`` joins it up exactly when it touches every group of it.
+class Joins:
+    """Where a unit of one colour may land so that the colour stays in one group, given the
+    tiles ``own`` holding it: for a unit that leaves a piece of the colour on its source
+    (``staying``), and for one that takes the last away (``leaving(source)``). The sets may
+    hold the source itself, where no move lands.
     """
-    if not rest or target in rest:
-        return groups is None
-    if groups is None:
-        return any(nb in rest for nb in neighbours(target))
-    around = neighbours(target)
-    return all(any(nb in group for nb in around) for group in groups)
+
+    def __init__(self, own: set[Hex], tiles: frozenset[Hex]) -> None:
+        self.own = own
+        self.tiles = tiles
+        around = _around_groups(own)
+        #: Between actions every colour is one group; a dropped tie may leave one in pieces.
+        self.whole = len(around) <= 1
+        #: Landings that keep ``own`` whole.
+        self.staying: Set[Hex] = _joining(own, around)
+
+    def leaving(self, source: Hex) -> Set[Hex]:
+        """Landings that keep ``own`` without ``source`` whole.
+
+        When the colour is one group and meets ``source`` in at most one unbroken arc of its
+        six neighbours (neighbours next to each other in the ring touch, as ``may_split``
+        reasons), it stays one group without ``source``: a landing joins it when it joins
+        ``own``, unless ``source`` was the only tile of the colour it touched. Otherwise
+        ``source`` may have held the colour together: its groups are searched.
+        """
+        own = self.own
+        if len(own) == 1:
+            return self.tiles  # the unit takes the whole colour along: it lands anywhere
+        rest = own - {source}
+        if self.whole:
+            ring = 0
+            for bit, nb in zip(_BITS, neighbours(source), strict=True):
+                if nb in own:
+                    ring |= bit
+            if ARCS[ring] <= 1:
+                return self.staying - {
+                    nb
+                    for nb in neighbours(source)
+                    if nb not in own and rest.isdisjoint(neighbours(nb))
+                }
+        return _joining(rest, _around_groups(rest))
+
+
+def _around_groups(tiles: set[Hex]) -> list[set[Hex]]:
+    """For each group of ``tiles``, every tile next to it (in no particular order).
+
+    ``is_connected``'s search, run on until every tile is in a group, noting the neighbours
+    it meets on the way: what ``_joining`` needs, in the one pass.
+    """
+    found: list[set[Hex]] = []
+    left = set(tiles)
+    while left:
+        frontier = [left.pop()]
+        near: set[Hex] = set()
+        while frontier:
+            around = neighbours(frontier.pop())
+            near.update(around)
+            fresh = left.intersection(around)
+            left -= fresh
+            frontier.extend(fresh)
+        found.append(near)
+    return found
+
+
+def _joining(tiles: set[Hex], around: list[set[Hex]]) -> set[Hex]:
+    """Landings after which ``tiles`` and the landing are one group, given what is around
+    each group of ``tiles`` (``_around_groups``): on them or next to them when they are one
+    group (or none); when they are several, outside them and next to every one."""
+    if len(around) > 1:
+        return set.intersection(*around) - tiles
+    return tiles.union(*around)
+
+
+@lru_cache(maxsize=32)
+def rays(tiles: frozenset[Hex]) -> dict[Hex, tuple[tuple[Hex, ...], ...]]:
+    """From each tile, the tiles straight beyond it, one ray per direction (nearest first,
+    directions in ``DIRECTIONS`` order, empty rays left out), made of ``tiles``' own tuples.
+
+    Kept for the few board shapes in play (some 11 KB for the largest default board, 115 KB
+    for the largest allowed): a listing of moves walks them instead of making every tile
+    along them anew. Never change what it returns: every caller shares it.
+    """
+    same = {tile: tile for tile in tiles}  # the boards' own tuples, not new equal ones
+    found: dict[Hex, tuple[tuple[Hex, ...], ...]] = {}
+    for source in tiles:
+        lines = []
+        for dq, dr in DIRECTIONS:
+            line = []
+            target = same.get((source[0] + dq, source[1] + dr))
+            while target is not None:
+                line.append(target)
+                target = same.get((target[0] + dq, target[1] + dr))
+            if line:
+                lines.append(tuple(line))
+        found[source] = tuple(lines)
+    return found
 
 
 #: For each set of the six neighbours (a bit each, in ring order), how many separate arcs.

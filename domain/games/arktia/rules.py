@@ -89,10 +89,9 @@ class ArktiaRules(DeclaredRules):
             return [KeepGroup(tie.colour, tile) for group in tie.groups for tile in sorted(group)]
         if board.melt_owed:
             return [Melt(tile) for tile in board.meltable()]
+        tiles = board.placement_tiles(seat)  # once, not once per size
         actions: list[ArktiaAction] = [
-            Place(size, tile)
-            for size in board.placement_sizes(seat)
-            for tile in board.placement_tiles(seat)
+            Place(size, tile) for size in board.placement_sizes(seat) for tile in tiles
         ]
         if board.phase == "play":
             actions += [Move(src, unit, dst) for src, unit, dst in board.moves(seat)]

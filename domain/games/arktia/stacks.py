@@ -136,6 +136,11 @@ class Stack(NamedTuple):
         """The landing table: may ``unit`` land on this (possibly empty) tile?"""
         return self.empty or (unit.sizes, self.sizes) in _LANDINGS
 
+    def accepts_sizes(self, unit: Sizes) -> bool:
+        """``accepts`` for a unit known by its sizes: listing moves never builds the unit."""
+        sizes = self.sizes
+        return not sizes or (unit, sizes) in _LANDINGS
+
     def merge(self, unit: Stack) -> Stack:
         return _new(  # no ``Stack.__new__`` in between: every move of a fold merges
             Stack,
