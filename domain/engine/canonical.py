@@ -8,10 +8,14 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+#: What ``json.dumps`` would build on every call with these options (as it keeps one for its
+#: defaults): the encoder holds no state between calls, so one serves every thread.
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, no spaces, UTF-8 kept as is: the bytes every implementation agrees on."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def is_text(text: str) -> bool:

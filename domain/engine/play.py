@@ -321,8 +321,13 @@ def fold(rules: Rules[Any], game_id: str, events: Iterable[Event]) -> GameState[
     first = next(iterator)
     if first.type != GAME_CREATED:
         raise ValueError(f"a game's first event is game_created, not {first.type}")
-    state = new_game(rules, game_id, GameCreated.from_json(first.data))
-    for board_only, run in itertools.groupby(iterator, _changes_the_board_alone):
+    return fold_onto(rules, new_game(rules, game_id, GameCreated.from_json(first.data)), iterator)
+
+
+def fold_onto(rules: Rules[Any], state: GameState[Any], events: Iterable[Event]) -> GameState[Any]:
+    """``fold`` from ``state`` on: the state after ``events`` past it, as ``apply`` makes it
+    event by event. Clocks are not run: a game with a clock needs ``apply`` with each time."""
+    for board_only, run in itertools.groupby(events, _changes_the_board_alone):
         if board_only:
             # Counted as they go by (``zip`` stops at the end of ``run`` before taking a
             # number), not listed: no event need outlive its turn.

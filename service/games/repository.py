@@ -22,12 +22,16 @@ from domain.engine.types import GAME_CREATED, GAME_OVER, SEED_REVEALED, SYSTEM, 
 from service.clock import Clock, millis
 from service.errors import NotFound, unknown_game
 from service.games.catalog import Catalog, GameMeta
-from service.games.state_cache import Head, StateCache
+from service.games.state_cache import SNAPSHOT_EVERY, Head, StateCache
 from service.store.events import Conflict, Duplicate, EventStore
 
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 #: The catalog (game metadata) gets 1/CATALOG_SHARE of the cache budget, states the rest.
 CATALOG_SHARE = 16
+#: From how many events a game without a clock catches up in runs (``play.fold_onto``) rather
+#: than event by event: measured on a game with an ``evolve_all``, twice as fast per event
+#: over hundreds (a cold cache's fold), a third faster over eight, a little slower over two.
+RUN_FROM = 4
 
 log = logging.getLogger(__name__)
 
@@ -161,9 +165,7 @@ class GameRepository:
             state, rest = self._genesis(meta, new_events[0]), new_events[1:]
         else:
             state, rest = cached.state, new_events
-        for stored in rest:
-            state = play.apply(meta.rules, state, stored.event, stored.at)
-            self._cache.snapshot(state)
+        state = self._fold(meta, state, rest)
         head = Head(state, new_events[-1].hash)
         self._cache.advance(game_id, head)
         return head
@@ -217,11 +219,7 @@ class GameRepository:
             base, rest = self._genesis(meta, events[0]), events[1:]
         else:
             rest = self._store.read(meta.game_id, after=base.version, upto=version)
-        state = base
-        for stored in rest:
-            state = play.apply(meta.rules, state, stored.event, stored.at)
-            self._cache.snapshot(state)
-        return state
+        return self._fold(meta, base, rest)
 
     def read(self, game_id: str, *, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
         return self._store.read(game_id, after=after, upto=upto)
@@ -332,6 +330,29 @@ class GameRepository:
 
     def seed(self, game_id: str) -> bytes:
         return bytes.fromhex(self._store.seed(game_id))
+
+    def _fold(
+        self, meta: GameMeta, state: GameState[Any], events: Sequence[StoredEvent]
+    ) -> GameState[Any]:
+        """``state`` after ``events``, keeping each state a snapshot falls on.
+
+        Many events of a game without a clock fold in runs (``play.fold_onto``: the game's
+        ``evolve_all``), cut at each snapshot's version, so the snapshots and the result are
+        the states ``play.apply`` makes. A clock moves with each event's time: a game with
+        one goes event by event, as do a few events (runs cost more than they save there).
+        """
+        if state.clocks is not None or len(events) < RUN_FROM:
+            for stored in events:
+                state = play.apply(meta.rules, state, stored.event, stored.at)
+                self._cache.snapshot(state)
+            return state
+        done = 0
+        while done < len(events):
+            upto = done + SNAPSHOT_EVERY - state.version % SNAPSHOT_EVERY
+            state = play.fold_onto(meta.rules, state, (s.event for s in events[done:upto]))
+            self._cache.snapshot(state)
+            done = upto
+        return state
 
     def _genesis(self, meta: GameMeta, created: StoredEvent) -> GameState[Any]:
         """The state at version 1 from the ``game_created`` event."""

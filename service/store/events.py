@@ -38,7 +38,6 @@ from typing import Any, Protocol
 
 import redis
 
-from domain.engine.canonical import canonical_json
 from domain.engine.log import EventReader, StoredEvent
 from domain.engine.status import GameStatus
 from service.clock import millis
@@ -271,7 +270,7 @@ class RedisEventStore:
                 meta=meta_key(gid),
                 seed=seed_key(gid),
                 channel=CHANNEL,
-                first_event=canonical_json(first.to_json()),
+                first_event=first.line(),
                 head=first.hash,
                 seed_hex=seed_hex,
                 meta_pairs=[part for pair in meta.items() for part in pair],
@@ -309,7 +308,7 @@ class RedisEventStore:
             command_key=command_key or "",
             command_record=json.dumps(command_record or {}),
             status=status or "",
-            new_events=[canonical_json(e.to_json()) for e in events],
+            new_events=[e.line() for e in events],  # as sealed: encoded once
         )
         kind, text = _text(kind), _text(value)
         if kind == "ok":
