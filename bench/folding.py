@@ -28,8 +28,9 @@ interleaved round by round (the order rotating) so that all see the same machine
 The ratio that has a target is decode + fold over the peer's rebuild (both read stored JSON);
 pure fold over the peer is reported beside it. ``play.fold`` hands each run of events that
 change the board alone to the game's ``evolve_all`` (Arktia's folds it on one working copy,
-``domain/games/arktia/folding.py``); ``GameRepository.head`` still applies event by event
-(``play.apply``, with the clock), which gains only what ``evolve`` itself gained.
+``domain/games/arktia/folding.py``); ``GameRepository.head`` does the same for a catch-up of
+four events or more in a game without a clock (``play.fold_onto``, cut at each snapshot), and
+applies event by event otherwise (``play.apply``, with the clock).
 """
 
 from __future__ import annotations
