@@ -22,7 +22,6 @@ import base64
 import contextlib
 import hashlib
 import json
-import re
 import struct
 import threading
 import time
@@ -35,9 +34,9 @@ from typing import Any, BinaryIO
 import pytest
 from playwright.sync_api import (
     BrowserContext,
+    Locator,
     Page,
     Request,
-    Route,
     WebSocket,
     WebSocketRoute,
     expect,
@@ -45,7 +44,7 @@ from playwright.sync_api import (
 
 from domain.engine.signing import action_message, receipt_mark, receipt_message
 from replay.ed25519 import new_private_key, public_key_of, signature_is_valid
-from tests.support.browser import DESKTOP, EXPECT_MS, Contexts, Floe
+from tests.support.browser import Contexts, Floe
 from tests.support.waiting import PROMPTLY, wait_for, wait_until
 
 #: Arktia of three turns: a whole game is a handful of moves.
@@ -789,19 +788,19 @@ def relay(floe: Floe) -> Iterator[Relay]:
     made.close()
 
 
-def relayed_page(contexts: Contexts, relay: Relay) -> Page:
-    """A page on the relay's address, offline but for it (as ``Contexts.new`` for Floe's)."""
-    context = contexts.browser.new_context(viewport=DESKTOP)  # type: ignore[arg-type]
-    contexts.opened.append(context)
-    context.set_default_timeout(EXPECT_MS)
-    here = re.compile(rf"^{re.escape(relay.url)}/")
+def relayed_page(contexts: Contexts, relay: Relay, game_id: str, token: str) -> Page:
+    """The seat's game page on the relay's address (offline but for it)."""
+    page = contexts.new(base_url=relay.url).new_page()
+    page.goto(f"{relay.url}/games/{game_id}#token={token}")
+    return page
 
-    def elsewhere(route: Route) -> None:
-        contexts.offsite.append(route.request.url)
-        route.abort()
 
-    context.route(lambda url: not here.match(url), elsewhere)
-    return context.new_page()
+def followed_over_the_socket(page: Page) -> Locator:
+    """The page's live marker once the page follows the game over a welcomed socket."""
+    live = page.get_by_test_id("live")
+    expect(live).to_have_attribute("data-state", "live")
+    expect(live).to_have_attribute("data-transport", "socket")
+    return live
 
 
 def move(floe: Floe, game_id: str, tokens: list[str]) -> int:
@@ -819,11 +818,8 @@ def test_a_proxys_close_1000_mid_game_is_a_drop_and_the_page_keeps_following(
     does so mid-game, just after an event, is a drop: the page reopens from that event and
     the next move's event still comes on the socket, with no reload and the game not over."""
     game_id, ada, bo = new_game(floe)
-    page = relayed_page(contexts, relay)
-    page.goto(f"{relay.url}/games/{game_id}#token={ada}")
-    live = page.get_by_test_id("live")
-    expect(live).to_have_attribute("data-state", "live")
-    expect(live).to_have_attribute("data-transport", "socket")
+    page = relayed_page(contexts, relay, game_id, ada)
+    live = followed_over_the_socket(page)
     page.evaluate("window.notReloaded = true")
     before = floe.settled(game_id)["version"]
     relay.cut = lambda m: m["type"] == "event" and m["event"]["version"] == before + 1
@@ -864,8 +860,7 @@ def test_a_proxy_closing_every_socket_1000_at_once_sends_the_page_to_the_stream(
     that closes each socket as soon as it is welcomed cannot keep the page reopening."""
     relay.cut = lambda m: m["type"] == "welcome"
     game_id, ada, bo = new_game(floe)
-    page = relayed_page(contexts, relay)
-    page.goto(f"{relay.url}/games/{game_id}#token={ada}")
+    page = relayed_page(contexts, relay, game_id, ada)
     live = page.get_by_test_id("live")
     expect(live).to_have_attribute("data-transport", "sse")
     expect(live).to_have_text("live over a stream")
@@ -887,11 +882,8 @@ def test_a_socket_with_no_welcome_is_given_up_and_another_opened(
     next attempt, on to the server, is welcomed and follows the game."""
     relay.silent = 1
     game_id, ada, bo = new_game(floe)
-    page = relayed_page(contexts, relay)
-    page.goto(f"{relay.url}/games/{game_id}#token={ada}")
-    live = page.get_by_test_id("live")
-    expect(live).to_have_attribute("data-state", "live")
-    expect(live).to_have_attribute("data-transport", "socket")
+    page = relayed_page(contexts, relay, game_id, ada)
+    followed_over_the_socket(page)
 
     silent, answered = relay.sockets
     first = silent.sent[0]["after"]

@@ -133,14 +133,19 @@ class Contexts:
     offsite: list[str] = field(default_factory=list)
 
     def new(
-        self, viewport: dict[str, int] | None = None, *, javascript: bool = True
+        self,
+        viewport: dict[str, int] | None = None,
+        *,
+        javascript: bool = True,
+        base_url: str | None = None,
     ) -> BrowserContext:
+        """A context offline but for Floe (or ``base_url``: a relay in front of it)."""
         context = self.browser.new_context(
             viewport=viewport or DESKTOP,  # type: ignore[arg-type]
             java_script_enabled=javascript,
         )
         context.set_default_timeout(EXPECT_MS)
-        here = re.compile(rf"^{re.escape(self.floe.url)}/")
+        here = re.compile(rf"^{re.escape(base_url or self.floe.url)}/")
 
         def elsewhere(route: Route) -> None:
             self.offsite.append(route.request.url)
