@@ -13,8 +13,12 @@ as HTTP (404, ``token_in_url``, 429 ``too_many_streams``) could not; here the ro
 them, then upgrades.
 
 **Messages** (docs/guide/live-socket.md): the client's first is ``{"type": "hello", "token"?,
-"after"?}`` within ``FLOE_SOCKET_HELLO_SECONDS``; its token is resolved once, as HTTP
-resolves an ``Authorization`` header. An accepted hello is answered ``{"type": "welcome",
+"after"?}`` within ``FLOE_SOCKET_HELLO_SECONDS``; its token is resolved as HTTP resolves
+an ``Authorization`` header: a game's seat token once (it never changes), a tournament
+player's again before each action and each ``legal_actions`` (the organizer may reissue it,
+and the old one then names nobody: the action is refused 401 ``unknown_token``, as POST
+refuses it, and the socket closed 1008; the follower closes it 1008 instead of pushing).
+An accepted hello is answered ``{"type": "welcome",
 "version", "seat"}`` before anything else, so a client tells a socket that was accepted from
 one with nothing newer to send. Then every event after ``after`` as the viewer may see it,
 with its receipt, live ones as they come (``queries.live``, the SSE stream's loop: the
@@ -29,17 +33,26 @@ finished game's stream has ended where the SSE stream ends it (after ``seed_reve
 when a finished game has nothing more to send): nothing more will ever come. Not final, the
 client reopens at once with ``after``: 1001 when ``FLOE_SOCKET_MAX_SECONDS`` pass, 1011 when
 following the game failed (or a hello could not be served: its ``refused`` is a 5xx). 1008
-after any other refused hello (its ``refused`` says why) or too many waiting messages; 1009
-for a message too large. A close the client starts is answered with its own code.
+after any other refused hello (its ``refused`` says why), a tournament token reissued
+meanwhile, or too many waiting messages; 1009 for a frame over ``max_body_bytes``
+characters. A close the client starts is answered with its own code.
 
 **Limits** as HTTP's: the socket holds one of its address's long requests
 (``FLOE_LONG_REQUESTS_PER_ADDRESS``, 429 ``too_many_streams``) for at most
-``FLOE_SOCKET_MAX_SECONDS``; every message is charged to the rate limits as one request; a
-message may be as large as a request body (``max_body_bytes``; larger closes the socket with
-1009); a socket that answers no ping within ``FLOE_SOCKET_PING_SECONDS`` is closed (1008,
-by simple-websocket). A client that stops reading is dropped once a send has waited
-``SEND_SECONDS``; one that sends faster than it is answered, once ``MAX_WAITING_MESSAGES``
-wait (1008).
+``FLOE_SOCKET_MAX_SECONDS``; a message may be as large as a request body (``max_body_bytes``
+bytes of UTF-8): a larger one is refused 413 ``body_too_large`` in HTTP's words, before
+anything else and uncharged, and the socket stays open (a frame of more than
+``max_body_bytes`` characters, larger still, is cut off by simple-websocket, which closes
+the socket 1009); every other message is charged to the rate limits as one request, before
+it is read further (the hello's token is read leniently for that); a socket that answers no
+ping within ``FLOE_SOCKET_PING_SECONDS`` is closed (1008, by simple-websocket). A client
+that stops reading is dropped once a send has waited ``SEND_SECONDS``; one that sends
+faster than it is answered, once ``MAX_WAITING_MESSAGES`` wait (1008).
+
+**Writes**: simple-websocket's reader writes its pongs, pings and close frames with a bare
+``sock.send``, which under gevent may write part of a buffer, or meet a send of ours waiting
+on the same socket (``ConcurrentObjectUseError``). So the connection's socket is wrapped
+(``SerialWrites``): every write, ours and the reader's, is whole and one at a time.
 """
 
 from __future__ import annotations
@@ -62,11 +75,12 @@ from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import ProtocolError
 
 from domain.engine import play
+from service.api.errors import HttpError
 from service.api.http import bad_request, current_floe, decode_json, only_query
 from service.api.playing import play_action
 from service.api.schemas.socket import load_hello
 from service.bootstrap import Floe
-from service.errors import InvalidRequest
+from service.errors import Forbidden, InvalidRequest, Unauthenticated, not_a_seat
 from service.games.access import Viewer
 from service.games.catalog import GameMeta
 from service.games.state_cache import Head
@@ -90,6 +104,30 @@ MAX_WAITING_MESSAGES = 32
 JOIN_SECONDS = 1.0
 #: The reason of the one final close (1000): nothing more will ever come.
 GAME_OVER = "the game is over"
+#: The reason of the close once a tournament token has been reissued (1008).
+TOKEN_REISSUED = "the token names nobody now: say hello with the new one"
+
+
+class SerialWrites:
+    """The connection's socket with every write whole and one at a time: ``send`` writes
+    all of its buffer, as ``sendall`` does, under the same lock. simple-websocket's reader
+    looks ``ws.sock`` up at each call, so its pongs, pings and close frames come here too
+    and never land inside a frame being written. Everything else is the socket's own."""
+
+    def __init__(self, sock: Any) -> None:
+        self._sock = sock
+        self._write = threading.Lock()
+
+    def send(self, data: bytes, flags: int = 0) -> int:
+        self.sendall(data, flags)
+        return len(data)
+
+    def sendall(self, data: bytes, flags: int = 0) -> None:
+        with self._write:
+            self._sock.sendall(data, flags)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
 
 
 class Handled(Response):
@@ -134,6 +172,7 @@ def live_socket(game_id: str) -> Response:
             )
         except (ProtocolError, HandshakeFailed) as error:  # nothing was written yet
             raise BadRequest(f"not a valid WebSocket upgrade: {error}") from error
+        ws.sock = SerialWrites(ws.sock)  # every write from here on, the reader's too
         # Sends only: the reader (pinging, so it selects before each recv) never times out.
         ws.sock.settimeout(SEND_SECONDS)
         LiveSocket(floe, ws, meta, request.remote_addr).serve()
@@ -146,6 +185,17 @@ def live_socket(game_id: str) -> Response:
 def decode_message(raw: str | bytes) -> Any:
     """A message as JSON, read as ``json_body`` reads a body (400 ``malformed_json``)."""
     return decode_json(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
+
+
+def message_bytes(raw: str | bytes) -> int:
+    """A message's size as a body's is counted: its bytes (UTF-8 for a text message)."""
+    return len(raw.encode("utf-8", "surrogatepass")) if isinstance(raw, str) else len(raw)
+
+
+def too_large(limit: int) -> HttpError:
+    """413 ``body_too_large`` in the words HTTP answers a body over ``limit`` with
+    (``BodyDeadline._too_large``, service/run/web.py)."""
+    return HttpError(413, "body_too_large", f"the body is over this route's limit of {limit} bytes")
 
 
 def refusal(error: Exception) -> tuple[int, dict[str, Any]]:
@@ -172,6 +222,8 @@ class LiveSocket:
         #: append and its ``accepted`` (the last move of a game is answered too).
         self._answering = threading.Lock()
         self._legal_pushed = -1
+        #: Set once the viewer's tournament token names nobody (reissued): no more pushes.
+        self._revoked = False
         #: Set once the route is done: the follower stops at its next look-up.
         self._done = threading.Event()
 
@@ -254,9 +306,22 @@ class LiveSocket:
         the follower start from; None (refused, closed) for anything else, a store that does
         not answer included (503, as HTTP)."""
         try:
-            token, after = load_hello(decode_message(raw))
+            limit = self.floe.settings.max_body_bytes
+            if message_bytes(raw) > limit:  # 413 before anything, as HTTP (not charged)
+                raise too_large(limit)
+            malformed: InvalidRequest | None = None
+            try:
+                message = decode_message(raw)
+            except InvalidRequest as error:
+                message, malformed = None, error
+            # The rate limit first, as HTTP: the token read leniently, before the schema.
+            token = message.get("token") if isinstance(message, dict) else None
+            lenient = f"Bearer {token}" if isinstance(token, str) and token else None
+            self.floe.rate_limiter.check(self.address, lenient)  # 429
+            if malformed is not None:
+                raise malformed
+            token, after = load_hello(message)  # 400
             self.authorization = None if token is None else f"Bearer {token}"
-            self.floe.rate_limiter.check(self.address, self.authorization)  # 429 first
             self.viewer = self.floe.viewer(self.authorization)  # 401
             self.viewer.reader_seat(self.meta.game_id)  # 403: another game's seat
             head = self.floe.repository.head(self.meta)
@@ -269,16 +334,25 @@ class LiveSocket:
         """An action, answered ``accepted`` or ``refused``; the message is read first only to
         name its command id in the answer: the rate limit still refuses before anything."""
         command_id: Any = None
+        revoked = False
         try:
             malformed: InvalidRequest | None = None
             try:
-                message = decode_message(raw)
+                message = decode_message(raw)  # at most max_body_bytes characters
             except InvalidRequest as error:
                 message, malformed = None, error
             if isinstance(message, dict) and isinstance(message.get("command_id"), str):
                 command_id = message["command_id"]
+            limit = self.floe.settings.max_body_bytes
+            if message_bytes(raw) > limit:  # 413 before anything, as HTTP (not charged)
+                raise too_large(limit)
             self.floe.rate_limiter.check(self.address, self.authorization)  # 429 first
-            self.viewer.require_token()  # 401 before any 400, as HTTP (404: at the upgrade)
+            try:
+                viewer = self.current_viewer()  # 401 once a tournament token is reissued
+            except (Unauthenticated, Forbidden):
+                revoked = True
+                raise
+            viewer.require_token()  # 401 before any 400, as HTTP (404: at the upgrade)
             if malformed is not None:
                 raise malformed
             kind = message.get("type") if isinstance(message, dict) else None
@@ -289,11 +363,27 @@ class LiveSocket:
                     "invalid_body", 'a message is {"type": "action", ...} after the hello'
                 )
             body = {key: value for key, value in message.items() if key != "type"}
-            accepted = play_action(self.floe, self.meta, self.viewer, body)  # no ?wait=
+            accepted = play_action(self.floe, self.meta, viewer, body)  # no ?wait=
         except Exception as error:
             self.refuse(command_id, *refusal(error))
+            if revoked:
+                self._revoked = True
+                self.close(CloseReason.POLICY_VIOLATION, TOKEN_REISSUED)
             return
         self.send({"type": "accepted", "command_id": command_id, "version": accepted.version})
+
+    def current_viewer(self) -> Viewer:
+        """The hello's viewer, as it stands now. A game's seat token never changes, so it
+        costs nothing; a tournament player's is resolved again (the organizer may have
+        reissued it): 401 ``unknown_token`` once it names nobody, 403 ``not_a_seat`` should
+        it no longer seat its holder here (the socket is then closed 1008)."""
+        if self.viewer.tournament is None:
+            return self.viewer
+        game_id = self.meta.game_id
+        viewer = self.floe.viewer(self.authorization)
+        if viewer.seat_in(game_id) != self.viewer.seat_in(game_id):
+            raise not_a_seat()
+        return viewer
 
     # ----- server messages -------------------------------------------------------------
 
@@ -370,7 +460,7 @@ class LiveSocket:
         ``known()``: the state the events sent lead to, asked only of a seat's socket (None:
         the cache could not tell without a read, so the head is read)."""
         seat = self.viewer.seat_in(self.meta.game_id)
-        if seat is None or shown == self._legal_pushed:
+        if seat is None or self._revoked or shown == self._legal_pushed:
             return []
         head = known()
         if head is None or head.state.version != shown:
@@ -378,6 +468,12 @@ class LiveSocket:
             if head.state.version != shown:
                 return []
         if seat not in play.to_act(self.meta.rules, head.state):
+            return []
+        try:
+            self.current_viewer()  # a tournament token reissued meanwhile: no more pushes
+        except (Unauthenticated, Forbidden):
+            self._revoked = True
+            self.finish(CloseReason.POLICY_VIOLATION, TOKEN_REISSUED)
             return []
         self._legal_pushed = shown
         return [{"type": "legal_actions", **self.floe.queries.legal_at(self.meta, head, seat)}]

@@ -6,7 +6,9 @@ a spectator's socket showing what ``GET …/events`` shows; a dropped socket res
 beside a prompt ``/v1/health``; and close codes that say whether the end is final (1000 for a
 finished game, 1001 when the socket's time is up, 1008 for a refused hello or a flood, 1011
 when the store does not answer a hello or the follower, after which a socket reopened with
-``after`` loses nothing)."""
+``after`` loses nothing); a tournament token reissued under an open socket refused 401 and
+closed 1008; the rate limit before a malformed hello's 400; a message over ``max_body_bytes``
+bytes refused 413 as HTTP refuses such a body; and every write to the connection whole."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ import json
 import queue
 import random
 import shutil
+import socket as sockets
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,8 +30,10 @@ from typing import Any
 import pytest
 from wsproto.events import TextMessage
 
+from service.api.socket import SerialWrites
 from service.run.redis_server import RedisServer
 from service.run.supervisor import start_embedded_redis
+from tests.support.api import ORGANIZER
 from tests.support.floe_run import FloeRun, call, floe_run
 from tests.support.redis_binary import redis_server_binary
 from tests.support.socket_client import Message, Socket
@@ -49,6 +55,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FloeRun]:
         "FLOE_CONNECTIONS_PER_ADDRESS": "0",  # 200 sockets from one address
         "FLOE_LONG_REQUESTS_PER_ADDRESS": str(IDLE_SOCKETS + 50),
         "FLOE_SOCKET_HELLO_SECONDS": str(HELLO_SECONDS),
+        "FLOE_ORGANIZER_TOKEN": ORGANIZER,  # tournaments, for their players' tokens
     }
     with floe_run(Path(tmp_path_factory.mktemp("socket")), env) as served:
         yield served
@@ -91,6 +98,22 @@ def post_raw(run: FloeRun, game_id: str, raw: bytes, token: str | None) -> tuple
         connection.request("POST", f"/v1/games/{game_id}/actions", raw, headers)
         response = connection.getresponse()
         return response.status, json.loads(response.read())["error"]["code"]
+    finally:
+        connection.close()
+
+
+def post_error(
+    run: FloeRun, game_id: str, raw: bytes, token: str | None
+) -> tuple[int, dict[str, Any]]:
+    """``POST …/actions`` with ``raw`` as the body: its status and whole error."""
+    connection = http.client.HTTPConnection("127.0.0.1", run.port, timeout=PROMPTLY)
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        connection.request("POST", f"/v1/games/{game_id}/actions", raw, headers)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())["error"]
     finally:
         connection.close()
 
@@ -684,3 +707,201 @@ def test_a_socket_whose_following_fails_is_closed_1011_and_resumes_with_after(
     assert [e["version"] for e in resumed] == list(range(version + 1, now + 1))
     assert without_receipts(had + resumed) == events_of(run, game_id, tokens[0])
     again.close()
+
+
+# ----- audit: reissued tokens, the rate limit's place, sizes in bytes, whole writes ---------
+
+
+def move_over_http(run: FloeRun, game_id: str, token: str, command_id: str) -> int:
+    """One legal move by ``token``'s seat over HTTP; the version it made."""
+    status, legal, _ = call(run.port, "GET", f"/v1/games/{game_id}/legal-actions", token=token)
+    assert status == 200, legal
+    body = {
+        "action": legal["actions"][0],
+        "expected_version": legal["version"],
+        "command_id": command_id,
+    }
+    path = f"/v1/games/{game_id}/actions"
+    status, answer, _ = call(run.port, "POST", path, body, token=token)
+    assert status == 201, answer
+    return int(legal["version"]) + 1
+
+
+def test_a_reissued_tournament_token_stops_working_on_a_socket_opened_before(
+    run: FloeRun,
+) -> None:
+    """The organizer reissues a player's token while the player's sockets are open: an action
+    over one is refused as POST refuses the old token (401 ``unknown_token``) and the socket
+    closed 1008; the other is closed 1008 when its seat is next to act, with no
+    ``legal_actions`` pushed; the game did not move; the new token plays."""
+    payload = {
+        "game": "arktia",
+        "format": "swiss",
+        "rounds": 1,
+        "players": [{"name": "p0"}, {"name": "p1"}],
+        "options": {"turn_limit": 6},
+    }
+    status, created, _ = call(run.port, "POST", "/v1/tournaments", payload, token=ORGANIZER)
+    assert status == 201, created
+    [game] = created["rounds"][0]["games"]
+    game_id = game["game_id"]
+    player_tokens = [p["token"] for p in created["players"]]
+    view = view_of(run, game_id)
+    seat = view["to_act"][0]
+    player = game["players"][seat]
+    old = player_tokens[player]
+    acting, watching = Socket(run.port, game_id), Socket(run.port, game_id)
+    for socket in (acting, watching):
+        socket.hello(old)
+        assert socket.welcomed()["seat"] == seat
+    legal = acting.until(lambda m: m["type"] == "legal_actions")
+    watching.until(lambda m: m["type"] == "legal_actions")
+    version = legal["version"]
+
+    path = f"/v1/tournaments/{created['id']}/players/{player}/token"
+    status, issued, _ = call(run.port, "POST", path, token=ORGANIZER)
+    assert status == 201, issued
+    new = issued["token"]
+
+    acting.act(legal["actions"][0], version, "stale-token")
+    refused = acting.answer("stale-token")
+    body = {"action": legal["actions"][0], "expected_version": version, "command_id": "x"}
+    over_http = post_error(run, game_id, json.dumps(body).encode(), old)
+    assert refused["type"] == "refused"
+    assert (refused["status"], refused["error"]) == over_http
+    assert over_http[0] == 401 and over_http[1]["code"] == "unknown_token"
+    assert acting.close_code() == 1008
+    assert view_of(run, game_id)["version"] == version, "the game did not move"
+
+    # The seat moves with its new token, the other seat answers: the old socket that only
+    # watched is closed when its seat is to act again, and is pushed no legal actions.
+    now = move_over_http(run, game_id, new, "new-token")
+    while seat not in view_of(run, game_id)["to_act"]:
+        other = game["players"][view_of(run, game_id)["to_act"][0]]
+        now = move_over_http(run, game_id, player_tokens[other], f"other-{now}")
+    assert watching.close_code() == 1008
+    assert watching.ws.close_message == "the token names nobody now: say hello with the new one"
+    pushed = [m["version"] for m in watching.seen if m["type"] == "legal_actions"]
+    assert pushed == [version], "no legal actions after the reissue"
+
+    # The new token on a new socket: welcomed at its seat, pushed its legal actions.
+    again = Socket(run.port, game_id)
+    again.hello(new)
+    assert again.welcomed() == {"type": "welcome", "version": now, "seat": seat}
+    assert again.until(lambda m: m["type"] == "legal_actions")["version"] == now
+    again.close()
+
+
+def test_a_malformed_hello_over_the_rate_limit_is_429_as_over_http(tmp_path: Path) -> None:
+    """HTTP checks the rate limit before it reads the body: a hello over its token's limit
+    is refused 429 ``rate_limited`` whatever else is wrong with it, and closed 1008."""
+    env = {"FLOE_RATE_LIMIT_PER_TOKEN": "2", "FLOE_RATE_LIMIT_WINDOW_SECONDS": "3600"}
+    with floe_run(tmp_path, env) as served:
+        game_id, tokens = create(served, "arktia")
+        assert post_raw(served, game_id, b"{not json", tokens[0]) == (400, "malformed_json")
+        assert post_raw(served, game_id, b"{not json", tokens[0]) == (400, "malformed_json")
+        over_http = post_error(served, game_id, b"{not json", tokens[0])
+        assert over_http[0] == 429 and over_http[1]["code"] == "rate_limited"
+        malformed = [
+            {"type": "hello", "token": tokens[0], "after": "one"},  # after: not a number
+            {"type": "hello", "token": tokens[0], "colour": "red"},  # an unknown field
+            {"token": tokens[0]},  # not a hello at all
+        ]
+        for hello in malformed:
+            socket = Socket(served.port, game_id)
+            socket.send(hello)
+            refused = socket.next()
+            assert refused["type"] == "refused" and refused["command_id"] is None, refused
+            assert (refused["status"], refused["error"]["code"]) == (429, "rate_limited"), hello
+            assert socket.close_code() == 1008
+        # Another token's malformed hello is still 400: the limit is the token's.
+        socket = Socket(served.port, game_id)
+        socket.send({"type": "hello", "token": tokens[1], "after": "one"})
+        refused = socket.next()
+        assert (refused["status"], refused["error"]["code"]) == (400, "invalid_body")
+        assert socket.close_code() == 1008
+
+
+def test_a_message_over_max_body_bytes_in_utf8_is_refused_413_and_the_socket_stays_open(
+    run: FloeRun,
+) -> None:
+    """Sizes count bytes, as a body's do: a message of 2-byte characters over the limit in
+    bytes, under it in characters, is refused 413 ``body_too_large`` in HTTP's own words,
+    with its command id, and the socket goes on: the next action is accepted."""
+    game_id, tokens = create(run, "arktia")
+    seat = view_of(run, game_id)["to_act"][0]
+    socket = Socket(run.port, game_id)
+    socket.hello(tokens[seat])
+    legal = socket.until(lambda m: m["type"] == "legal_actions")
+    limit = 64 * 1024  # Settings.max_body_bytes, fixed in code
+    body = {
+        "action": {**legal["actions"][0], "note": "\u00e9" * (limit // 2 + 100)},
+        "expected_version": legal["version"],
+        "command_id": "big",
+    }
+    raw = json.dumps(body, ensure_ascii=False)
+    assert len(raw) < limit < len(raw.encode())
+    socket.send(json.dumps({"type": "action", **body}, ensure_ascii=False))
+    refused = socket.answer("big")
+    over_http = post_error(run, game_id, raw.encode(), tokens[seat])
+    assert refused["type"] == "refused"
+    assert (refused["status"], refused["error"]) == over_http
+    assert over_http[0] == 413 and over_http[1]["code"] == "body_too_large"
+    socket.act(legal["actions"][0], legal["version"], "small")
+    assert socket.answer("small") == {
+        "type": "accepted",
+        "command_id": "small",
+        "version": legal["version"] + 1,
+    }
+    # A hello as large: refused 413 too (and closed 1008, as any refused hello).
+    big_hello = Socket(run.port, game_id)
+    big_hello.send(
+        json.dumps({"type": "hello", "pad": "\u00e9" * (limit // 2 + 100)}, ensure_ascii=False)
+    )
+    refused = big_hello.next()
+    assert (refused["status"], refused["error"]["code"]) == (413, "body_too_large")
+    assert big_hello.close_code() == 1008
+    socket.close()
+
+
+def test_serial_writes_writes_each_buffer_whole_and_one_at_a_time() -> None:
+    """Two writers (one through ``send``, as simple-websocket's reader writes its pongs, one
+    through ``sendall``, as ours) of large buffers to a real socket: each buffer arrives
+    whole, never interleaved with the other's, and ``send`` says it wrote all of it."""
+    left, right = sockets.socketpair()
+    left.settimeout(PROMPTLY)
+    writes = SerialWrites(left)
+    size, rounds = 1 << 20, 8
+    frames = {tag: bytes([tag]) * size for tag in (1, 2)}
+    sent: list[int] = []
+    errors: list[BaseException] = []
+
+    def write(tag: int) -> None:
+        try:
+            for _ in range(rounds):
+                if tag == 1:
+                    sent.append(writes.send(frames[tag]))
+                else:
+                    writes.sendall(frames[tag])
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    writers = [threading.Thread(target=write, args=(tag,)) for tag in frames]
+    for writer in writers:
+        writer.start()
+    received = bytearray()
+    right.settimeout(PROMPTLY)
+    while len(received) < 2 * rounds * size:
+        chunk = right.recv(1 << 16)
+        assert chunk, "the writer side closed early"
+        received += chunk
+    for writer in writers:
+        writer.join(PROMPTLY)
+    assert not errors, errors
+    assert sent == [size] * rounds
+    buffers = [bytes(received[i : i + size]) for i in range(0, len(received), size)]
+    assert sorted(buffer[0] for buffer in buffers) == [1] * rounds + [2] * rounds
+    assert all(buffer == frames[buffer[0]] for buffer in buffers), "a write was interleaved"
+    assert writes.fileno() == left.fileno()  # everything else is the socket's own
+    writes.close()
+    right.close()
