@@ -5,17 +5,23 @@ server: its message building and its ``Player`` do no I/O.
 
 from __future__ import annotations
 
+import re
+import textwrap
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from tests.support.examples import load_example
+from tests.support.examples import SOCKET_CLIENT, load_example
 from tests.support.openapi import OpenApi, _pointer
 
 CLIENT = _pointer("components", "schemas", "SocketClientMessage")
 SERVER = _pointer("components", "schemas", "SocketServerMessage")
 PLACE = {"type": "place", "size": "G", "tile": [0, 0]}
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "live-socket.md"
+#: A fenced block of Python in Markdown: its language, then its text.
+PYTHON_BLOCK = re.compile(r"^```(?:python|py|python3)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +114,27 @@ def test_a_version_conflict_waits_for_the_next_offer_and_other_refusals_stop_it(
     for status, code in ((401, "unknown_token"), (403, "not_your_turn"), (422, "no_such_tile")):
         with pytest.raises(RuntimeError, match=str(status)):
             player.receive(refused(status, code))
+    # A refusal that passes is not one of these: it is tried again (the next test).
+    assert not issubclass(example.Retry, RuntimeError)
+
+
+def test_a_refusal_that_passes_is_tried_again_and_only_that(
+    example: ModuleType, openapi: OpenApi
+) -> None:
+    player = example.Player()
+    player.receive(event(3))
+    for status, code, command_id in (
+        (429, "rate_limited", "move-3"),  # an action's: the same one goes again
+        (429, "rate_limited", None),  # the hello's (then closed 1008)
+        (503, "store_unavailable", "move-3"),
+        (503, "store_unavailable", None),  # the hello's (then closed 1011)
+    ):
+        message = refused(status, code, command_id)
+        assert openapi.errors(SERVER, message) == [], message
+        with pytest.raises(example.Retry, match=f"refused {status}"):
+            player.receive(message)
+    assert (player.version, player.over) == (3, False)
+    assert example.PASSING == (429, 503)
     assert openapi.errors(SERVER, refused(401, "unknown_token", None)) == []
 
 
@@ -135,3 +162,45 @@ def test_the_welcome_tells_the_player_its_seat_and_asks_nothing(
         {"type": "welcome", "version": 5, "seat": 0, "token": "t"},  # nothing more
     ):
         assert openapi.errors(SERVER, wrong), wrong
+
+
+def guide_python_blocks() -> list[str]:
+    """Every fenced Python block of docs/guide/live-socket.md. The guide's only Python is the
+    example's, shown where it explains it: each block is a copy of part of the file."""
+    return PYTHON_BLOCK.findall(GUIDE.read_text())
+
+
+def copied_from(block: str, source: str) -> bool:
+    """Whether ``block`` is a run of whole lines of ``source``, the same but for one
+    indentation taken off them all (a method shown on its own, out of its class)."""
+    lines = source.splitlines()
+    wanted = textwrap.dedent(block).strip("\n").splitlines()
+    for start in range(len(lines) - len(wanted) + 1):
+        run = lines[start : start + len(wanted)]
+        indent = len(run[0]) - len(run[0].lstrip(" "))
+        if [line[indent:] if line.strip() else "" for line in run] == [
+            line.rstrip() for line in wanted
+        ] and all(not line.strip() or line[:indent] == " " * indent for line in run):
+            return True
+    return False
+
+
+def test_the_copy_rule_takes_whole_lines_and_one_indentation_only() -> None:
+    source = "class A:\n    def f(self):\n        return 1\n\n    x = 2\n"
+    assert copied_from("def f(self):\n    return 1\n", source)
+    assert copied_from("    x = 2\n", source)
+    assert not copied_from("def f(self):\n  return 1\n", source)  # re-indented inside
+    assert not copied_from("def f(self):\n    return 2\n", source)  # changed
+    assert not copied_from("def f(self):\nx = 2\n", source)  # lines left out
+    assert not copied_from("return", source)  # part of a line
+
+
+def test_the_guides_python_is_the_examples_code_verbatim() -> None:
+    blocks = guide_python_blocks()
+    assert blocks, "live-socket.md shows the example's Player.receive in a python block"
+    source = SOCKET_CLIENT.read_text()
+    drifted = [block for block in blocks if not copied_from(block, source)]
+    assert not drifted, (
+        "docs/guide/live-socket.md shows Python that is not in docs/examples/socket_client.py "
+        f"(copy it from the file again): {drifted}"
+    )
