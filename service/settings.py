@@ -233,28 +233,42 @@ class ArchiveUrl(Kind[str | None]):
 
 
 class RedisUrl(Kind[str | None]):
-    """A Redis's URL, or several comma-separated (a cluster's nodes); unset or empty is None.
-    A scheme redis-py cannot open is refused here, by name, rather than by a traceback when
-    the first process connects."""
+    """A Redis's URL (``several``: or a cluster's nodes, comma-separated before each
+    scheme, so a comma inside a password stays the password's); unset or empty is None. A
+    scheme redis-py cannot open is refused here, by name and masked, rather than by a
+    traceback when the first process connects."""
 
-    shape = "`redis://…`, `rediss://…` or `unix://…` (comma-separated: a cluster's nodes)"
     schemes = ("redis://", "rediss://", "unix://")
+
+    def __init__(self, *, several: bool = False) -> None:
+        self.several = several
+        self.shape = "`redis://…`, `rediss://…` or `unix://…`" + (
+            " (comma-separated: a cluster's nodes)" if several else ""
+        )
 
     def read(self, name: str, env: Mapping[str, str], default: str | None) -> str | None:
         raw = env.get(name, "").strip()
         if not raw:
             return default
-        for url in raw.split(","):
-            if not url.strip().startswith(self.schemes):
-                shown = without_secrets(url.strip())  # a refused URL may still hold a password
-                raise ValueError(
-                    f"{name} must be redis://host:port, rediss://host:port or unix:///path "
-                    f"(comma-separated for a cluster's nodes), got {shown!r}"
-                )
+        if not all(url.strip().startswith(self.schemes) for url in redis_urls(raw)):
+            raise ValueError(
+                f"{name} must be redis://host:port, rediss://host:port or unix:///path"
+                + (" (comma-separated for a cluster's nodes)" if self.several else "")
+                + f", got {without_secrets(raw)!r}"  # a refused URL may still hold a password
+            )
         return raw
 
     def show(self, default: str | None) -> str:
         return "unset" if default is None else f"`{default}`"
+
+
+def redis_urls(raw: str) -> list[str]:
+    """The URLs in ``raw``: one, or several split at each comma before a scheme."""
+    return [url for url in _NEXT_URL.split(raw) if url.strip()]
+
+
+#: Where one URL of a list ends: a comma followed by a scheme.
+_NEXT_URL = re.compile(r",\s*(?=[A-Za-z][A-Za-z0-9+.-]*://)")
 
 
 class MemorySize(Kind[str | None]):
@@ -327,7 +341,7 @@ class Settings:
     from its environment variable; the others are fixed in code or set by ``floe run``."""
 
     redis_url: str | None = setting(
-        None, "REDIS_URL", RedisUrl(), STORES,
+        None, "REDIS_URL", RedisUrl(several=True), STORES,
         "The event store: a Redis to use, or with `FLOE_REDIS_CLUSTER=1` one or more nodes of "
         "a Redis Cluster (comma-separated `redis://host:port`); unset, `floe run` starts a "
         f"Redis of its own and every other command uses `{DEFAULT_REDIS_URL}`.",
@@ -610,7 +624,7 @@ class Settings:
                 "FLOE_QUEUE_URL (a Redis for the job queues: RQ runs on one Redis)"
             )
         for name, url in (("REDIS_URL", self.redis_url), ("FLOE_QUEUE_URL", self.queue_url)):
-            several = url is not None and "," in url.strip(", ")
+            several = url is not None and len(redis_urls(url)) > 1
             if several and (name == "FLOE_QUEUE_URL" or not self.redis_cluster):
                 raise ValueError(
                     f"{name} names several Redis servers: only REDIS_URL with "
@@ -634,7 +648,7 @@ class Settings:
     @property
     def store_urls(self) -> list[str]:
         """The event store's URLs: one Redis, or the cluster nodes ``REDIS_URL`` lists."""
-        return [url.strip() for url in self.store_url.split(",") if url.strip()]
+        return [url.strip() for url in redis_urls(self.store_url)]
 
     @property
     def queue_store_url(self) -> str:

@@ -4,6 +4,7 @@ scheme is read."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from service.archive.protocol import Archive, ArchiveError
 from service.run.url_secrets import without_secrets
@@ -43,6 +44,11 @@ def open_archive(url: str) -> Archive:
 
 
 def unopened(url: str, error: Exception) -> ArchiveError:
-    """The archive at ``url`` could not be opened: the driver's reason, the URL masked."""
+    """The archive at ``url`` could not be opened: the driver's reason, the URL masked, and
+    the password masked in the reason too (libpq repeats a malformed one in its own)."""
     reason = " ".join(str(error).split())  # psycopg's reasons run over several lines
+    userinfo = urlsplit(url).netloc.rpartition("@")[0]
+    password = userinfo.partition(":")[2]
+    for secret in sorted({password, unquote(password)} - {""}, key=len, reverse=True):
+        reason = reason.replace(secret, "***")
     return ArchiveError(f"could not open the archive {without_secrets(url)!r}: {reason}")

@@ -12,8 +12,8 @@ unix socket (``unixsocketperm 700``) are readable by the owner only.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
+import hashlib
 import importlib.util
 import os
 import random
@@ -156,14 +156,21 @@ def find_redis_server(configured: str | None = None) -> str:
 
 def socket_path(directory: Path) -> Path:
     """``directory/redis.sock``, or, when that path is too long for a unix socket (a data
-    directory deep in the tree), the same name in a new private directory under the system's
-    temporary one (0700, removed when this process exits): a deep checkout still runs."""
-    path = Path(directory).resolve() / "redis.sock"
+    directory deep in the tree), ``redis.sock`` in a private directory of this user's under
+    the system's temporary one, named by a digest of ``directory``: a deep checkout still
+    runs, and the same data directory always gets the same socket, so a second server on it
+    is still refused (``RedisServer.start`` finds the first answering there)."""
+    directory = Path(directory).resolve()
+    path = directory / "redis.sock"
     if len(os.fsencode(path)) <= _MAX_UNIX_SOCKET_PATH:
         return path
-    short = Path(tempfile.mkdtemp(prefix="floe-"))
-    atexit.register(shutil.rmtree, short, ignore_errors=True)
-    return short / "redis.sock"
+    mine = Path(tempfile.gettempdir()) / f"floe-{os.geteuid()}"
+    make_private_dir(mine)
+    info = mine.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+        raise RedisServerError(f"{mine} is not a private directory of this user's: remove it")
+    digest = hashlib.sha256(os.fsencode(directory)).hexdigest()[:16]
+    return mine / digest / "redis.sock"
 
 
 def free_tcp_port(host: str = "127.0.0.1", *, below: int | None = None) -> int:

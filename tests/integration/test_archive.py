@@ -291,12 +291,15 @@ def test_an_archive_url_of_another_kind_is_refused(url: str) -> None:
         open_archive(url)
 
 
-def test_an_archive_server_that_does_not_answer_is_refused_by_name_without_its_password() -> None:
+@pytest.mark.parametrize("password", ["s3cret", "s3cr%zzet"])  # libpq repeats a malformed one
+def test_an_archive_server_that_does_not_answer_is_refused_by_name_without_its_password(
+    password: str,
+) -> None:
     unused_port = free_tcp_port()  # nothing listens there: the connection is refused
-    url = f"postgresql://floe:s3cret@127.0.0.1:{unused_port}/floe"
+    url = f"postgresql://floe:{password}@127.0.0.1:{unused_port}/floe"
     with pytest.raises(ArchiveError, match="could not open the archive") as refused:
         open_archive(url)
-    assert "s3cret" not in str(refused.value)
+    assert "s3cr" not in str(refused.value)
     assert f"127.0.0.1:{unused_port}" in str(refused.value)
 
 

@@ -256,7 +256,8 @@ def test_a_shared_data_dir_keeps_its_mode_but_redis_inside_is_private(tmp_path: 
 def test_a_data_directory_too_deep_for_a_socket_still_starts_both_servers(
     tmp_path: Path,
 ) -> None:
-    """`floe run` in a deep checkout: the sockets move to short private directories."""
+    """`floe run` in a deep checkout: the sockets move to short private directories, the
+    same ones for the same data directory, so a second server on it is still refused."""
     deep = tmp_path.joinpath(*["d" * 40] * 3)
     assert len(os.fsencode(deep / "redis" / "redis.sock")) > 107  # too long for sun_path
     store = start_embedded_redis(deep)
@@ -265,11 +266,14 @@ def test_a_data_directory_too_deep_for_a_socket_still_starts_both_servers(
         for server in (store, queue):
             assert server.unix_socket is not None
             assert not server.unix_socket.is_relative_to(deep)
-            assert stat.S_IMODE(server.unix_socket.parent.stat().st_mode) == 0o700
+            for private in (server.unix_socket.parent, server.unix_socket.parent.parent):
+                assert stat.S_IMODE(private.lstat().st_mode) == 0o700
             with contextlib.closing(server.client()) as client:
                 assert client.ping()
         assert store.unix_socket != queue.unix_socket
         assert (deep / "redis").is_dir()  # the data stays where it was asked to be
+        with pytest.raises(RedisServerError, match="another Redis already serves"):
+            start_embedded_redis(deep)  # one AOF, one server
     finally:
         queue.stop()
         store.stop()

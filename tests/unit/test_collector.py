@@ -6,12 +6,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from service.run.collector import GEN0_THRESHOLD, OLDER_THRESHOLD
 
 pytestmark = pytest.mark.processes  # each test runs a child python
+
+#: Where the child imports ``service`` from, whatever the suite's working directory.
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 import gc, json
@@ -32,7 +36,9 @@ print(json.dumps({
 
 
 def tuned() -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, cwd=REPOSITORY
+    )
     assert done.returncode == 0, done.stderr
     result: dict[str, object] = json.loads(done.stdout)
     return result

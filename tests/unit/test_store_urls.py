@@ -50,3 +50,19 @@ def test_the_queue_is_always_one_server() -> None:
                 "FLOE_QUEUE_URL": "redis://q:1,redis://q:2",
             }
         )
+
+
+@pytest.mark.parametrize(
+    "url", ["redis://:se,cret@h:6379/0", "unix:///tmp/a,b/redis.sock", "rediss://u:p,w@h:1"]
+)
+def test_a_comma_inside_one_url_is_part_of_it(url: str) -> None:
+    settings = Settings.from_env({"REDIS_URL": url, "FLOE_QUEUE_URL": url})
+    assert settings.store_urls == [url]
+    assert settings.queue_store_url == url
+
+
+def test_a_refused_list_is_echoed_whole_and_masked() -> None:
+    with pytest.raises(ValueError) as refused:
+        Settings.from_env({"REDIS_URL": "redis://:se,cret@h:1,bogus://x"})
+    assert "se,cret" not in str(refused.value)
+    assert "cret" not in str(refused.value)

@@ -213,7 +213,7 @@ class ArktiaBoard(NamedTuple):
                     if leaving is None:
                         leaving = joins.leaving(source)
                     joining = leaving
-                for ray in lines[source]:
+                for ray in lines.get(source, ()):  # none off the board
                     for target in ray:
                         if target not in tiles:
                             break  # a move never crosses a hole

@@ -29,10 +29,11 @@
 //     browser reports each only as a close, 1006);
 //   - when, having opened once, MAX_FAILURES sockets in a row fail: each closed without its
 //     welcome (before it opened, its hello refused, or no welcome in WELCOME_MS), or was
-//     closed 1011 or (before the game_over) 1000 having brought no event, so a proxy that
-//     closes every socket at once cannot keep the page reopening. Failed attempts are
-//     retried after RETRY_MS times the failures so far; a drop that brought an event resets
-//     the count and reopens at once.
+//     closed 1011 or (before the game_over) 1000 having brought no event within LIVED_MS of
+//     its welcome, so a proxy that closes every socket at once cannot keep the page
+//     reopening (one that closes sockets after a while, on a quiet game, is no failure).
+//     Failed attempts are retried after RETRY_MS times the failures so far; any other drop
+//     resets the count and reopens at once.
 
 import { ApiError } from "./api.js";
 
@@ -42,6 +43,8 @@ const MAX_FAILURES = 3;
 // is refused 503, then closed), so this long is a peer that will never answer, not a slow one:
 // it matches the server's own 10 s for the hello, and leaves room for a slow phone link.
 const WELCOME_MS = 10000;
+// A socket welcomed this long ago is no failure, whatever closes it: it was in use.
+const LIVED_MS = 30000;
 const NORMAL = 1000; // "done": final once the game is over (and the page's own close)
 const FAILED = 1011; // the close code for "the server failed to follow the game"
 
@@ -114,6 +117,7 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
     }
     ws = socket;
     let welcomed = false; // the server accepted this socket's hello
+    let welcomedAt = 0;
     let brought = false; // an event came on it
     // From the socket's making, so an upgrade that never completes is bounded too. Not
     // waited out by its close: a peer that never answers never answers the close either.
@@ -141,6 +145,7 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
       }
       if (parsed.type === "welcome") {
         welcomed = true;
+        welcomedAt = Date.now();
         clearTimeout(noWelcome);
         if (onState) onState("live");
         return;
@@ -151,12 +156,13 @@ export function live(path, { after = 0, token = null, onEvent, onLegal, onState,
     socket.onclose = (closing) => {
       clearTimeout(noWelcome);
       if (stopped || socket !== ws) return;
-      ended(closing.code, welcomed, brought);
+      ended(closing.code, welcomed, brought || Date.now() - welcomedAt >= LIVED_MS);
     };
   }
 
   /** The current socket is done (closed with `code`, or given up for want of its welcome:
-   *  null): the end, a drop reopened at once, a failure retried later, or the fallback. */
+   *  null): the end, a drop reopened at once, a failure retried later, or the fallback.
+   *  `brought`: an event came on it, or it lived LIVED_MS after its welcome. */
   function ended(code, welcomed, brought) {
     ws = null;
     if (code === NORMAL && over) {
