@@ -8,7 +8,10 @@ finished game, 1001 when the socket's time is up, 1008 for a refused hello or a 
 when the store does not answer a hello or the follower, after which a socket reopened with
 ``after`` loses nothing); a tournament token reissued under an open socket refused 401 and
 closed 1008; the rate limit before a malformed hello's 400; a message over ``max_body_bytes``
-bytes refused 413 as HTTP refuses such a body; and every write to the connection whole."""
+bytes refused 413 as HTTP refuses such a body; a keyed seat's refusals and an action on a
+finished game (403) equal to POST's; ``MAX_WAITING_MESSAGES`` + 1 messages in one write all
+answered; a frame over ``max_body_bytes`` characters closed 1009; and every write to the
+connection whole (the ping and send deadlines: ``test_socket_limits.py``)."""
 
 from __future__ import annotations
 
@@ -30,7 +33,9 @@ from typing import Any
 import pytest
 from wsproto.events import TextMessage
 
-from service.api.socket import SerialWrites
+from domain.engine.signing import action_message
+from replay.ed25519 import new_private_key, public_key_of, sign
+from service.api.socket import MAX_WAITING_MESSAGES, SerialWrites
 from service.run.redis_server import RedisServer
 from service.run.supervisor import start_embedded_redis
 from tests.support.api import ORGANIZER
@@ -254,6 +259,149 @@ def test_every_refusal_equals_what_post_actions_answers(run: FloeRun) -> None:
     # Nothing refused was written: the game is where it was.
     assert view_of(run, game_id)["version"] == version
     for socket in (*movers, spectator):
+        socket.close()
+
+
+def test_an_action_on_a_finished_game_is_refused_403_game_over_as_over_http(
+    run: FloeRun,
+) -> None:
+    """The game over (a seat resigned over HTTP), a socket says hello from the start and acts
+    in the same write, so the action is read while the finished game's events are still
+    being sent: it is refused as POST refuses it (403 ``game_over``), and only then is the
+    socket closed 1000 (the close waits for an answer under way)."""
+    game_id, tokens = create(run, "arktia")
+    version = view_of(run, game_id)["version"]
+    path = f"/v1/games/{game_id}/actions"
+    body = {"action": {"type": "resign"}, "expected_version": version, "command_id": "bye"}
+    status, _, _ = call(run.port, "POST", path, body, token=tokens[0])
+    assert status == 201
+    stored = wait_for(
+        partial(events_of, run, game_id),
+        lambda events: events[-1]["type"] == "seed_revealed",
+        PROMPTLY,
+        "the finished game's last event",
+    )
+    last = stored[-1]["version"]
+    late = {"action": {"type": "resign"}, "expected_version": last, "command_id": "late"}
+    socket = Socket(run.port, game_id)
+    hello = {"type": "hello", "token": tokens[1], "after": 0}
+    frames = [
+        socket.ws.ws.send(TextMessage(data=json.dumps(m)))
+        for m in (hello, {"type": "action", **late})
+    ]
+    socket.ws.sock.sendall(b"".join(frames))
+    assert socket.welcomed() == {"type": "welcome", "version": last, "seat": 1}
+    refused = socket.answer("late")
+    over_http = post_error(run, game_id, json.dumps(late).encode(), tokens[1])
+    assert refused["type"] == "refused"
+    assert (refused["status"], refused["error"]) == over_http
+    assert over_http[0] == 403 and over_http[1]["code"] == "game_over"
+    assert socket.close_code() == 1000
+    assert [e["version"] for e in socket.events()] == list(range(1, last + 1))
+    assert len(events_of(run, game_id)) == last, "nothing was appended"
+
+
+def test_a_keyed_seats_refusals_equal_what_post_actions_answers(run: FloeRun) -> None:
+    """Seats with public keys: an action unsigned, signed badly, by another key, or over
+    another version is 401 ``bad_signature`` (before a 400 of the body's schema), and a
+    well-signed one out of turn, stale or illegal is 403, 409 or 422: each equal to what
+    POST answers for the same body and token. A well-signed legal action is accepted."""
+    keys = [new_private_key() for _ in (0, 1)]
+    players = [
+        {"name": name, "public_key": public_key_of(key)}
+        for name, key in zip("ab", keys, strict=True)
+    ]
+    body = {"game": "arktia", "players": players, "options": {}}
+    status, created, _ = call(
+        run.port, "POST", f"/v1/games?wait={WAIT}", body, timeout=WAIT + PROMPTLY
+    )
+    assert status == 201, created
+    game_id, tokens = created["id"], [seat["token"] for seat in created["seats"]]
+    seat = view_of(run, game_id)["to_act"][0]
+    other = 1 - seat
+    sockets_ = [Socket(run.port, game_id) for _ in (0, 1)]
+    for n, socket in enumerate(sockets_):
+        socket.hello(tokens[n])
+    legal = sockets_[seat].until(lambda m: m["type"] == "legal_actions")
+    version, good = legal["version"], legal["actions"][0]
+
+    def signed(key: str, at: int, action: Any) -> str:
+        return sign(key, action_message(game_id, at, action))
+
+    illegal = {**good, "tile": [40, 40]}
+    cases: list[tuple[int, dict[str, Any]]] = [
+        (seat, {"action": good, "expected_version": version}),  # unsigned: 401
+        (seat, {"action": good, "expected_version": version, "signature": "zz"}),  # 401
+        (
+            seat,
+            {
+                "action": good,
+                "expected_version": version,
+                "signature": signed(keys[other], version, good),
+            },
+        ),
+        (
+            seat,
+            {
+                "action": good,
+                "expected_version": version,
+                "signature": signed(keys[seat], version + 1, good),
+            },
+        ),
+        (
+            seat,
+            {
+                "action": good,
+                "expected_version": "one",
+                "signature": signed(keys[seat], version, good),
+            },
+        ),
+        (
+            other,
+            {
+                "action": good,
+                "expected_version": version,
+                "signature": signed(keys[other], version, good),
+            },
+        ),
+        (
+            seat,
+            {
+                "action": good,
+                "expected_version": version + 5,
+                "signature": signed(keys[seat], version + 5, good),
+            },
+        ),
+        (
+            seat,
+            {
+                "action": illegal,
+                "expected_version": version,
+                "signature": signed(keys[seat], version, illegal),
+            },
+        ),
+    ]
+    answered = []
+    for n, (by, fields) in enumerate(cases):
+        command_id = f"keyed-{n}"
+        message = {**fields, "command_id": command_id}
+        sockets_[by].send({"type": "action", **message})
+        answer = sockets_[by].answer(command_id)
+        over_http = post_error(run, game_id, json.dumps(message).encode(), tokens[by])
+        assert answer["type"] == "refused", (fields, answer)
+        assert (answer["status"], answer["error"]) == over_http, fields
+        answered.append((answer["status"], answer["error"]["code"]))
+    assert [code for _, code in answered[:5]] == ["bad_signature"] * 5
+    assert [status for status, _ in answered] == [401] * 5 + [403, 409, 422]
+    assert answered[5][1] == "not_your_turn"
+    assert view_of(run, game_id)["version"] == version, "nothing refused was written"
+    sockets_[seat].act(good, version, "keyed-ok", signature=signed(keys[seat], version, good))
+    assert sockets_[seat].answer("keyed-ok") == {
+        "type": "accepted",
+        "command_id": "keyed-ok",
+        "version": version + 1,
+    }
+    for socket in sockets_:
         socket.close()
 
 
@@ -562,6 +710,56 @@ def test_a_flood_of_messages_closes_the_socket_1008(run: FloeRun) -> None:
     flooder.ws.sock.sendall(frame * 500)  # one write: the server reads them at once
     assert flooder.closed_by_server()
     assert flooder.ws.close_reason == 1008
+
+
+def test_messages_up_to_max_waiting_messages_in_one_write_are_all_answered(
+    run: FloeRun,
+) -> None:
+    """``MAX_WAITING_MESSAGES`` + 1 messages in one write (one waits while the first is
+    answered: never more than the cap) are each answered and the socket stays open; a few
+    more than that in one write close it 1008 before any is answered."""
+    game_id, tokens = create(run, "arktia")
+    socket = Socket(run.port, game_id)
+    socket.hello(tokens[0])
+    socket.until(lambda m: m["type"] == "legal_actions")
+
+    def burst(prefix: str, count: int) -> list[str]:
+        ids = [f"{prefix}{n}" for n in range(count)]
+        frames = (
+            socket.ws.ws.send(TextMessage(data=json.dumps({"type": "action", "command_id": c})))
+            for c in ids
+        )
+        socket.ws.sock.sendall(b"".join(frames))  # one write: the server reads them at once
+        return ids
+
+    kept = burst("k", MAX_WAITING_MESSAGES + 1)
+    answers = [socket.answer(command_id) for command_id in kept]
+    assert {(a["status"], a["error"]["code"]) for a in answers} == {(400, "invalid_body")}
+    flooded = burst("f", MAX_WAITING_MESSAGES + 8)
+    assert socket.close_code() == 1008
+    assert socket.ws.close_message == "too many messages waiting"
+    assert not [m for m in socket.seen if m.get("command_id") in flooded], "none answered"
+
+
+def test_a_frame_over_max_body_bytes_characters_is_closed_1009(run: FloeRun) -> None:
+    """A frame of ``max_body_bytes`` characters is read (and refused, as a body that is not
+    JSON); one character more is cut off by simple-websocket and the socket closed 1009,
+    after the hello as before it."""
+    limit = 64 * 1024  # Settings.max_body_bytes, fixed in code
+    game_id, tokens = create(run, "arktia")
+    socket = Socket(run.port, game_id)
+    socket.hello(tokens[0])
+    socket.until(lambda m: m["type"] == "legal_actions")
+    socket.send("x" * limit)
+    at_cap = socket.until(lambda m: m["type"] == "refused")
+    assert (at_cap["status"], at_cap["error"]["code"]) == (400, "malformed_json")
+    socket.send("x" * (limit + 1))
+    assert socket.close_code() == 1009
+    assert [m["type"] for m in socket.seen].count("refused") == 1, "the large one unanswered"
+    before_hello = Socket(run.port, game_id)
+    before_hello.send(json.dumps({"type": "hello", "pad": "x" * limit}))
+    assert before_hello.close_code() == 1009
+    assert before_hello.seen == []
 
 
 # ----- the store away -----------------------------------------------------------------------
