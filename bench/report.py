@@ -158,3 +158,15 @@ def table(results: Sequence[Result]) -> str:
     if notes:
         lines += ["", "notes:", *notes]
     return "\n".join(lines)
+
+
+def json_safe(value: Any) -> Any:
+    """NaN and infinities (a figure a tool did not print) as null, inside lists and dicts
+    too: strict JSON readers refuse them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_safe(item) for item in value]
+    return value

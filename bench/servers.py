@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import pinning
-from bench.report import git_state, load_average, machine
+from bench.report import git_state, json_safe, load_average, machine
 from bench.stack import HOST, BenchError, Client, _children, create_game, proc_cpu
 from service.run.redis_server import (
     DURABLE_CONFIG,
@@ -753,17 +753,6 @@ def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
 
 
-def _json_safe(value: Any) -> Any:
-    """NaN (a figure wrk did not print) as null: strict JSON readers refuse NaN."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _json_safe(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(item) for item in value]
-    return value
-
-
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m bench.servers",
@@ -809,7 +798,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(table(report))
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(_json_safe(report), indent=2, allow_nan=False) + "\n")
+    args.output.write_text(json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
     print(f"\nwritten: {args.output}")
     return 0
 

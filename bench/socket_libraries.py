@@ -634,16 +634,6 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join([head, *body])
 
 
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _json_safe(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(item) for item in value]
-    return value
-
-
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m bench.socket_libraries",
@@ -677,6 +667,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from bench.report import json_safe
     from bench.stack import BenchError
 
     args = parse_args(argv)
@@ -687,7 +678,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(table(report))
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(_json_safe(report), indent=2, allow_nan=False) + "\n")
+    args.output.write_text(json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
     print(f"\nwritten: {args.output}")
     return 0
 
