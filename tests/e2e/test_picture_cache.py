@@ -109,13 +109,14 @@ def test_no_seat_is_handed_a_picture_kept_for_another(floe: Floe, client: FlaskC
 
 @contextmanager
 def _counting_folds() -> Iterator[list[int]]:
-    """Counts calls of ``play.apply`` (one event folded into a state) in this thread, where
-    the test client serves: the profiler observes, it replaces nothing."""
+    """Counts folds in this thread, where the test client serves: calls of ``play.apply``
+    (one event into a state) and of ``play.fold_onto`` (a run of them, as the repository
+    folds a catch-up of several). The profiler observes, it replaces nothing."""
     folds = [0]
-    code = play.apply.__code__
+    codes = (play.apply.__code__, play.fold_onto.__code__)
 
     def profile(frame: FrameType, event: str, _arg: Any) -> None:
-        if event == "call" and frame.f_code is code:
+        if event == "call" and frame.f_code in codes:
             folds[0] += 1
 
     previous = sys.getprofile()
@@ -134,7 +135,7 @@ def test_an_old_version_asked_for_again_is_not_folded_again(
     old = game.view()["version"] - 3
     with _counting_folds() as first:
         picture = _served(game, {}, old)
-    assert first[0] >= 3, "the first request folds the game up to the old version"
+    assert first[0] >= 1, "the first request folds the game up to the old version"
     with _counting_folds() as again:
         assert _served(game, {}, old) == picture
     assert again[0] == 0, "the second is the kept picture"
