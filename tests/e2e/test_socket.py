@@ -95,16 +95,8 @@ def without_receipts(events: list[Message]) -> list[Message]:
 
 def post_raw(run: FloeRun, game_id: str, raw: bytes, token: str | None) -> tuple[int, str]:
     """``POST …/actions`` with ``raw`` as the body: its status and error code."""
-    connection = http.client.HTTPConnection("127.0.0.1", run.port, timeout=PROMPTLY)
-    headers = {"Content-Type": "application/json"}
-    if token is not None:
-        headers["Authorization"] = f"Bearer {token}"
-    try:
-        connection.request("POST", f"/v1/games/{game_id}/actions", raw, headers)
-        response = connection.getresponse()
-        return response.status, json.loads(response.read())["error"]["code"]
-    finally:
-        connection.close()
+    status, error = post_error(run, game_id, raw, token)
+    return status, error["code"]
 
 
 def post_error(
